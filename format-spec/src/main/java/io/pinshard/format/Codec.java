@@ -1,0 +1,44 @@
+package io.pinshard.format;
+
+/** How a record's payload encodes its pixels. The id is the byte stored in the index entry. */
+public enum Codec {
+    /** Row-major uint8 pixels, height x width x channels, channel order RGB(A). */
+    RAW(0, "raw"),
+    /** One LZ4 block (no frame) whose decompressed content is exactly the {@link #RAW} pixels. */
+    LZ4(1, "lz4"),
+    /** A complete JPEG (JFIF) stream whose decoded size equals the entry's height and width. */
+    JPEG(2, "jpeg");
+
+    private static final Codec[] BY_ID = {RAW, LZ4, JPEG};
+
+    private final int id;
+    private final String label;
+
+    Codec(int id, String label) {
+        this.id = id;
+        this.label = label;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    /** Lower-case name used in JSON and on the command line. */
+    public String label() {
+        return label;
+    }
+
+    /** The codec for a stored id, or {@code null} when the id is unknown (the caller reports it). */
+    public static Codec fromId(int id) {
+        return id >= 0 && id < BY_ID.length ? BY_ID[id] : null;
+    }
+
+    public static Codec fromLabel(String label) {
+        for (Codec codec : BY_ID) {
+            if (codec.label.equalsIgnoreCase(label)) {
+                return codec;
+            }
+        }
+        throw new IllegalArgumentException("unknown codec '" + label + "' (expected raw, lz4 or jpeg)");
+    }
+}

@@ -1,0 +1,68 @@
+package io.pinshard.format;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.pinshard.format.ShardFormatException.Kind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** The one JSON configuration of the project: deterministic output (sorted map keys), strict input. */
+public final class Json {
+    public static final ObjectMapper MAPPER = JsonMapper.builder()
+        .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .build();
+
+    private static final ObjectMapper COMPACT = MAPPER.copy().disable(SerializationFeature.INDENT_OUTPUT);
+
+    private Json() {
+    }
+
+    /** Pretty-printed UTF-8 JSON with a trailing newline, byte-for-byte stable for equal input. */
+    public static byte[] pretty(Object value) {
+        try {
+            return (MAPPER.writeValueAsString(value) + "\n").getBytes(StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** One-line UTF-8 JSON, as stored in a shard's metadata section. */
+    public static byte[] compact(Object value) {
+        try {
+            return COMPACT.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> parseObject(byte[] bytes) throws IOException {
+        return MAPPER.readValue(bytes, Map.class);
+    }
+
+    /** Reads and sanity-checks a dataset manifest. */
+    public static DatasetManifest readManifest(Path dir) {
+        Path file = dir.resolve(DatasetManifest.FILE_NAME);
+        if (!Files.isRegularFile(file)) {
+            throw new ShardFormatException(Kind.NOT_A_DATASET, dir.toString(), null, -1,
+                "no " + DatasetManifest.FILE_NAME + " in " + dir + ": not a pinshard dataset (or its writer did not finish)", null);
+        }
+        DatasetManifest manifest;
+        try {
+            manifest = MAPPER.readValue(file.toFile(), DatasetManifest.class);
+        } catch (IOException e) {
+            throw new ShardFormatException(Kind.BAD_MANIFEST, dir.toString(), null, -1,
+                "cannot parse " + file + ": " + e.getMessage(), e);
+        }
+        ManifestRules.check(dir, manifest);
+        return manifest;
+    }
+}

@@ -1,0 +1,165 @@
+package io.pinshard.writer;
+
+import io.pinshard.format.Codec;
+import io.pinshard.format.Crc32c;
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Json;
+import io.pinshard.format.ShardLayout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Writes a dataset directory: records go into shards named {@code shard-NNNNN.pinshard}, a new shard
+ * starts when the next record would take the current one past the target size (records are never
+ * split), and {@link #finish()} writes {@code manifest.json} last and atomically. A directory
+ * without a manifest is not a dataset, so an interrupted write is never mistaken for a finished one.
+ * {@link #close()} without {@link #finish()} removes the unfinished shard's temporary file.
+ */
+public final class DatasetWriter implements AutoCloseable {
+    private final Path directory;
+    private final DatasetWriterOptions options;
+    private final byte[] shardMetadata;
+    private final List<DatasetManifest.ShardEntry> shards = new ArrayList<>();
+    private final List<DatasetManifest.Rejected> rejected = new ArrayList<>();
+    private final LZ4Compressor lz4 = LZ4Factory.fastestInstance().fastCompressor();
+    private ByteBuffer compressScratch = BufferUtil.allocateDirectAligned(64 * 1024, 64);
+    private final UnsafeBuffer compressView = new UnsafeBuffer(compressScratch);
+    private ShardWriter current;
+    private long records;
+    private long bytes;
+    private boolean finished;
+
+    public DatasetWriter(Path directory, DatasetWriterOptions options) throws IOException {
+        this.directory = directory;
+        this.options = options;
+        Files.createDirectories(directory);
+        if (Files.exists(directory.resolve(DatasetManifest.FILE_NAME))) {
+            throw new IOException(directory + " already holds a dataset (" + DatasetManifest.FILE_NAME + " exists)");
+        }
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("classes", options.classes());
+        metadata.put("preprocessing", options.preprocessing());
+        metadata.put("writer", options.writerVersion());
+        this.shardMetadata = Json.compact(metadata);
+    }
+
+    public static String shardFileName(int shardNumber) {
+        return String.format("shard-%05d.pinshard", shardNumber);
+    }
+
+    /**
+     * Appends uint8 pixels (height x width x channels, row-major) stored as {@code storeAs}, which
+     * must be {@link Codec#RAW} or {@link Codec#LZ4}; LZ4 compression happens here.
+     */
+    public void appendPixels(DirectBuffer pixels, int offset, int height, int width, int channels, int label,
+                             String key, Codec storeAs) throws IOException {
+        long decoded = ShardLayout.decodedBytes(height, width, channels);
+        if (decoded > Integer.MAX_VALUE || decoded <= 0) {
+            throw new IllegalArgumentException("image " + key + " has an invalid size " + height + "x" + width + "x" + channels);
+        }
+        int length = (int) decoded;
+        switch (storeAs) {
+            case RAW -> appendPayload(Codec.RAW, pixels, offset, length, height, width, channels, label, key);
+            case LZ4 -> {
+                int compressed = compressLz4(pixels, offset, length);
+                appendPayload(Codec.LZ4, compressView, 0, compressed, height, width, channels, label, key);
+            }
+            default -> throw new IllegalArgumentException("appendPixels stores raw or lz4, not " + storeAs
+                + "; encode JPEG bytes first and use appendPayload");
+        }
+    }
+
+    /** Appends a payload already in its stored form (raw, an LZ4 block, or JPEG bytes). */
+    public void appendPayload(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
+                              int channels, int label, String key) throws IOException {
+        if (finished) {
+            throw new IllegalStateException("dataset " + directory + " is finished");
+        }
+        if (label >= options.classes().size() && !options.classes().isEmpty()) {
+            throw new IllegalArgumentException("label " + label + " of " + key + " has no class name (there are "
+                + options.classes().size() + ")");
+        }
+        byte[] keyUtf8 = key.getBytes(StandardCharsets.UTF_8);
+        if (current != null && current.records() > 0
+            && current.projectedLength(length, keyUtf8.length) > options.targetShardBytes()) {
+            finishShard();
+        }
+        if (current == null) {
+            current = new ShardWriter(directory.resolve(shardFileName(shards.size())), shards.size(),
+                options.alignment(), shardMetadata);
+        }
+        current.append(codec, payload, offset, length, height, width, channels, label, keyUtf8);
+        records++;
+    }
+
+    /** Records an input that was not converted; it is listed in the manifest's {@code rejected} array. */
+    public void reject(String path, String reason) {
+        rejected.add(new DatasetManifest.Rejected(path, reason));
+    }
+
+    public long records() {
+        return records;
+    }
+
+    /** Finishes the last shard and writes the manifest atomically. */
+    public DatasetManifest finish() throws IOException {
+        if (current != null) {
+            finishShard();
+        }
+        Map<String, Object> metadata = new LinkedHashMap<>(options.manifestMetadata());
+        metadata.put("preprocessing", options.preprocessing());
+        metadata.put("writer", options.writerVersion());
+        DatasetManifest manifest = new DatasetManifest(DatasetManifest.FORMAT, DatasetManifest.FORMAT_VERSION,
+            records, bytes, options.classes(), List.copyOf(shards), metadata, List.copyOf(rejected));
+        Durability.writeAtomically(directory.resolve(DatasetManifest.FILE_NAME), Json.pretty(manifest));
+        finished = true;
+        return manifest;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (current != null) {
+            current.close();
+            current = null;
+        }
+    }
+
+    private void finishShard() throws IOException {
+        ShardSummary summary = current.finish();
+        current = null;
+        shards.add(new DatasetManifest.ShardEntry(summary.file().getFileName().toString(), summary.records(),
+            summary.bytes(), Crc32c.hex(summary.crc32c())));
+        bytes += summary.bytes();
+    }
+
+    private int compressLz4(DirectBuffer pixels, int offset, int length) {
+        int bound = lz4.maxCompressedLength(length);
+        if (compressScratch.capacity() < bound) {
+            compressScratch = BufferUtil.allocateDirectAligned(Integer.highestOneBit(bound) << 1, 64);
+            compressView.wrap(compressScratch);
+        }
+        ByteBuffer source = pixels.byteBuffer();
+        if (source != null && source.isDirect()) {
+            return lz4.compress(source, pixels.wrapAdjustment() + offset, length, compressScratch, 0, bound);
+        }
+        byte[] array = pixels.byteArray();
+        if (array != null) {
+            return lz4.compress(ByteBuffer.wrap(array), pixels.wrapAdjustment() + offset, length, compressScratch, 0, bound);
+        }
+        byte[] copy = new byte[length];
+        pixels.getBytes(offset, copy);
+        return lz4.compress(ByteBuffer.wrap(copy), 0, length, compressScratch, 0, bound);
+    }
+}
