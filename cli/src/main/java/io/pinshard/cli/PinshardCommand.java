@@ -1,0 +1,38 @@
+package io.pinshard.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code pinshard} command: one subcommand per job. */
+@Command(name = "pinshard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    description = "Pre-resized image shards and a zero-heap loader that keeps GPUs fed.",
+    subcommands = {InspectCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+public final class PinshardCommand implements Runnable {
+    /** Exit status for usage errors and paths that are not datasets. */
+    public static final int EXIT_USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line without exiting, for tests. */
+    public static int run(String... args) {
+        return newCommandLine().execute(args);
+    }
+
+    public static CommandLine newCommandLine() {
+        return new CommandLine(new PinshardCommand())
+            .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+                commandLine.getErr().println("pinshard: " + e.getMessage());
+                return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
+            });
+    }
+}
