@@ -73,6 +73,11 @@ final class ConvertCommand implements Callable<Integer> {
         description = "Past --max-aspect: crop (keep the centre, longer side cut to shorter x RATIO) or reject (default: ${DEFAULT-VALUE}).")
     String aspectPolicy;
 
+    @Option(names = "--reducing-gap", paramLabel = "GAP", defaultValue = "2",
+        description = "Decode JPEGs at the largest DCT scale (1/8, 1/4, 1/2) leaving the shorter side >= GAP x --shorter-side,"
+            + " then area-resize; 1 = fastest, 0 = always full size (default: ${DEFAULT-VALUE}, as Pillow's reducing_gap).")
+    double reducingGap;
+
     @Option(names = "--codec", paramLabel = "CODEC", defaultValue = "auto",
         description = "raw, lz4, jpeg or auto (lz4 where it saves at least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
     String codec;
@@ -104,7 +109,7 @@ final class ConvertCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ConvertOptions options = ConvertOptions.defaults()
-            .withShorterSide(shorterSide).withUpscale(upscale)
+            .withShorterSide(shorterSide).withUpscale(upscale).withReducingGap(reducingGap)
             .withMaxAspect(maxAspect, AspectPolicy.valueOf(aspectPolicy.toUpperCase(Locale.ROOT)))
             .withCodec(OutputCodec.parse(codec)).withJpegQuality(jpegQuality)
             .withShardBytes(SizeParser.parse(shardSize))

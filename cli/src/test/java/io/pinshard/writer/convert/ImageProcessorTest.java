@@ -35,15 +35,23 @@ class ImageProcessorTest {
     }
 
     @Test
-    void reductionIsTheLargestThatKeepsTheShorterSideAtTheTarget() {
-        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(2880, 320));
-        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(2560, 320));
-        assertEquals(IMREAD_REDUCED_COLOR_4, ImageProcessor.jpegFlags(2552, 320));
-        assertEquals(IMREAD_REDUCED_COLOR_4, ImageProcessor.jpegFlags(1600, 320));
-        assertEquals(IMREAD_REDUCED_COLOR_2, ImageProcessor.jpegFlags(1080, 320));
-        assertEquals(IMREAD_REDUCED_COLOR_2, ImageProcessor.jpegFlags(640, 320));
-        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(638, 320));
-        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(100, 320));
+    void reductionIsTheLargestThatKeepsTheShorterSideAtGapTimesTheTarget() {
+        // gap 1: the plain "at or above the target" rule; libjpeg rounds scaled sizes up.
+        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(2880, 320, 1));
+        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(2553, 320, 1));
+        assertEquals(IMREAD_REDUCED_COLOR_4, ImageProcessor.jpegFlags(2552, 320, 1));
+        assertEquals(IMREAD_REDUCED_COLOR_4, ImageProcessor.jpegFlags(1600, 320, 1));
+        assertEquals(IMREAD_REDUCED_COLOR_2, ImageProcessor.jpegFlags(1080, 320, 1));
+        assertEquals(IMREAD_REDUCED_COLOR_2, ImageProcessor.jpegFlags(639, 320, 1));
+        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(638, 320, 1));
+        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(100, 320, 1));
+        // gap 2 (the default): at least 640 px left for the area resize.
+        assertEquals(IMREAD_REDUCED_COLOR_4, ImageProcessor.jpegFlags(2880, 320, 2));
+        assertEquals(IMREAD_REDUCED_COLOR_2, ImageProcessor.jpegFlags(1600, 320, 2));
+        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(1278, 320, 2));
+        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(5120, 320, 2));
+        // gap 0: never reduce.
+        assertEquals(IMREAD_COLOR, ImageProcessor.jpegFlags(5120, 320, 0));
     }
 
     @Test

@@ -36,7 +36,8 @@ import org.bytedeco.opencv.opencv_core.Size;
 
 /**
  * Converts one encoded image into a stored record with OpenCV: reduced-size JPEG decoding (the
- * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above the target), EXIF
+ * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above
+ * {@link ConvertOptions#reducingGap()} times the target), EXIF
  * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
  * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), INTER_AREA
  * resize to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
@@ -89,7 +90,7 @@ final class ImageProcessor {
             originalHeight = header.height();
             originalWidth = header.width();
             rejectIfTooWide(originalHeight, originalWidth);
-            flags = jpegFlags(Math.min(originalHeight, originalWidth), target);
+            flags = jpegFlags(Math.min(originalHeight, originalWidth), target, options.reducingGap());
         }
         try (BytePointer bytes = new BytePointer(readBuffer);
              Mat encoded = new Mat(1, (int) inputBytes, CV_8UC1, bytes);
@@ -115,15 +116,22 @@ final class ImageProcessor {
         }
     }
 
-    /** The decode flags for a JPEG whose shorter side is {@code shorter}: the largest reduction keeping it >= target. */
-    static int jpegFlags(int shorter, int target) {
-        if (ceilDiv(shorter, 8) >= target) {
+    /**
+     * The decode flags for a JPEG whose shorter side is {@code shorter}: the largest DCT reduction
+     * that keeps it at least {@code gap * target} (libjpeg rounds scaled sizes up); no reduction when gap is 0.
+     */
+    static int jpegFlags(int shorter, int target, double gap) {
+        if (gap <= 0) {
+            return IMREAD_COLOR;
+        }
+        double needed = gap * target;
+        if (ceilDiv(shorter, 8) >= needed) {
             return IMREAD_REDUCED_COLOR_8;
         }
-        if (ceilDiv(shorter, 4) >= target) {
+        if (ceilDiv(shorter, 4) >= needed) {
             return IMREAD_REDUCED_COLOR_4;
         }
-        if (ceilDiv(shorter, 2) >= target) {
+        if (ceilDiv(shorter, 2) >= needed) {
             return IMREAD_REDUCED_COLOR_2;
         }
         return IMREAD_COLOR;
