@@ -23,12 +23,12 @@ import org.bytedeco.javacpp.ShortPointer;
 import org.bytedeco.opencv.opencv_core.Mat;
 
 /** Writes test images of every kind conversion accepts, generated with OpenCV (and ImageIO for palette PNG). */
-final class TestImageFiles {
+public final class TestImageFiles {
     private TestImageFiles() {
     }
 
     /** Interleaved 8-bit BGR(A)/grey samples: a smooth gradient plus a little deterministic noise. */
-    static byte[] gradient(int height, int width, int channels, long seed, int noise) {
+    public static byte[] gradient(int height, int width, int channels, long seed, int noise) {
         byte[] pixels = new byte[height * width * channels];
         SplittableRandom random = new SplittableRandom(seed);
         for (int y = 0, i = 0; y < height; y++) {
@@ -42,7 +42,7 @@ final class TestImageFiles {
         return pixels;
     }
 
-    static byte[] uniform(int height, int width, int channels, int... value) {
+    public static byte[] uniform(int height, int width, int channels, int... value) {
         byte[] pixels = new byte[height * width * channels];
         for (int i = 0; i < pixels.length; i++) {
             pixels[i] = (byte) value[i % channels];
@@ -51,7 +51,7 @@ final class TestImageFiles {
     }
 
     /** Encodes 8-bit pixels (BGR order for 3 channels, BGRA for 4) with OpenCV to the format of {@code ext}. */
-    static byte[] encode(String ext, byte[] pixels, int height, int width, int channels, int... params) {
+    public static byte[] encode(String ext, byte[] pixels, int height, int width, int channels, int... params) {
         try (BytePointer data = new BytePointer(pixels);
              Mat mat = new Mat(height, width, CV_8UC(channels), data);
              BytePointer out = new BytePointer();
@@ -65,20 +65,20 @@ final class TestImageFiles {
         }
     }
 
-    static byte[] jpeg(byte[] bgr, int height, int width, int channels) {
+    public static byte[] jpeg(byte[] bgr, int height, int width, int channels) {
         return encode(".jpg", bgr, height, width, channels);
     }
 
-    static byte[] progressiveJpeg(byte[] bgr, int height, int width) {
+    public static byte[] progressiveJpeg(byte[] bgr, int height, int width) {
         return encode(".jpg", bgr, height, width, 3, IMWRITE_JPEG_QUALITY, 95, IMWRITE_JPEG_PROGRESSIVE, 1);
     }
 
-    static byte[] png(byte[] pixels, int height, int width, int channels) {
+    public static byte[] png(byte[] pixels, int height, int width, int channels) {
         return encode(".png", pixels, height, width, channels, 16, 1); // IMWRITE_PNG_COMPRESSION 1
     }
 
     /** A 16-bit BGR PNG whose every sample is {@code value}. */
-    static byte[] png16(int height, int width, int value) {
+    public static byte[] png16(int height, int width, int value) {
         short[] samples = new short[height * width * 3];
         Arrays.fill(samples, (short) value);
         try (ShortPointer data = new ShortPointer(samples);
@@ -94,7 +94,7 @@ final class TestImageFiles {
     }
 
     /** A palette (indexed) PNG: left half palette entry 0 (pure red), right half entry 1 (pure blue). */
-    static byte[] palettePng(int height, int width) throws IOException {
+    public static byte[] palettePng(int height, int width) throws IOException {
         byte[] r = {(byte) 255, 0};
         byte[] g = {0, 0};
         byte[] b = {0, (byte) 255};
@@ -110,7 +110,7 @@ final class TestImageFiles {
     }
 
     /** Inserts an EXIF APP1 segment with the given orientation tag right after the JPEG's SOI marker. */
-    static byte[] withExifOrientation(byte[] jpeg, int orientation) {
+    public static byte[] withExifOrientation(byte[] jpeg, int orientation) {
         ByteBuffer tiff = ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN);
         tiff.put((byte) 'I').put((byte) 'I').putShort((short) 42).putInt(8); // TIFF header, IFD0 at 8
         tiff.putShort((short) 1); // one entry
@@ -132,7 +132,7 @@ final class TestImageFiles {
         return out;
     }
 
-    static Path write(Path file, byte[] bytes) throws IOException {
+    public static Path write(Path file, byte[] bytes) throws IOException {
         Files.createDirectories(file.getParent());
         return Files.write(file, bytes);
     }

@@ -37,6 +37,10 @@ import org.bytedeco.opencv.global.opencv_core;
 public final class Converter {
     /** Test hook: halt the JVM (as kill -9 would: no shutdown hooks, no finally) after this many commits. */
     static final String HALT_AFTER_COMMITS_PROPERTY = "pinshard.convert.testHaltAfterCommits";
+    /** Test hook: halt right after the N-th shard is renamed into place, before the journal records it. */
+    static final String HALT_AFTER_SHARDS_PROPERTY = "pinshard.convert.testHaltAfterShards";
+    /** Test hook: sleep this long after each commit, so a test can kill the process mid-run. */
+    static final String COMMIT_DELAY_PROPERTY = "pinshard.convert.testCommitDelayMillis";
     private static final String METADATA_KEY = "convert";
 
     private final ConvertOptions options;
@@ -104,6 +108,8 @@ public final class Converter {
         progress.started(items.size(), next);
         opencv_core.setNumThreads(1); // parallelism comes from our workers; no oversubscription, same bytes
         long haltAfter = Long.getLong(HALT_AFTER_COMMITS_PROPERTY, -1);
+        long haltAfterShards = Long.getLong(HALT_AFTER_SHARDS_PROPERTY, -1);
+        long commitDelay = Long.getLong(COMMIT_DELAY_PROPERTY, 0);
         long inputBytes = 0;
         long commits = 0;
         ExecutorService pool = Executors.newFixedThreadPool(options.workers(), workerThreads());
@@ -111,6 +117,9 @@ public final class Converter {
         try (DatasetWriter writer = DatasetWriter.resume(output, writerOptions, shardPrefix, finishedShards, rejectedBefore)) {
             long[] cursor = {next};
             writer.onShardFinished(shard -> {
+                if (journalShards.size() - resumed.size() + 1 == haltAfterShards) {
+                    Runtime.getRuntime().halt(137);
+                }
                 List<DatasetManifest.Rejected> rejected = writer.rejectedSoFar();
                 journalShards.add(new ConvertJournal.JournalShard(shard, cursor[0], rejected.size()));
                 try {
@@ -141,6 +150,9 @@ public final class Converter {
                 if (++commits == haltAfter) {
                     Runtime.getRuntime().halt(137);
                 }
+                if (commitDelay > 0) {
+                    sleep(commitDelay);
+                }
             }
             cursor[0] = items.size();
             DatasetManifest manifest = writer.finish();
@@ -149,6 +161,15 @@ public final class Converter {
                 inputBytes, manifest.bytes(), manifest.shards().size(), System.nanoTime() - start, manifest.rejected());
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    private static void sleep(long millis) throws ConvertException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConvertException("interrupted", e);
         }
     }
 
