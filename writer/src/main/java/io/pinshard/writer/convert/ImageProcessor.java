@@ -98,7 +98,8 @@ final class ImageProcessor {
             if (decoded == null || decoded.empty()) {
                 return ConvertedImage.rejected("cannot decode: not a readable image (corrupt or truncated?)", inputBytes);
             }
-            try (Mat bgr = toBgr8(decoded)) {
+            Mat bgr = toBgr8(decoded);
+            try {
                 if (originalHeight < 0) {
                     originalHeight = bgr.rows();
                     originalWidth = bgr.cols();
@@ -109,8 +110,10 @@ final class ImageProcessor {
                     originalHeight = originalWidth;
                     originalWidth = swap;
                 }
-                try (Mat resized = resizeToTarget(bgr, originalHeight, originalWidth)) {
-                    return encode(cropToAspect(resized), inputBytes);
+                return encode(cropToAspect(resizeToTarget(bgr, originalHeight, originalWidth)), inputBytes);
+            } finally {
+                if (bgr != decoded) {
+                    bgr.close();
                 }
             }
         }
@@ -149,8 +152,14 @@ final class ImageProcessor {
         }
     }
 
-    /** Any decoded image (1-4 channels, 8 or 16 bit) as 8-bit BGR, alpha composited on the background. */
+    /**
+     * Any decoded image (1-4 channels, 8 or 16 bit) as 8-bit BGR, alpha composited on the background;
+     * an 8-bit BGR image is returned as it is (no copy of a possibly 40 MB frame).
+     */
     private static Mat toBgr8(Mat decoded) {
+        if (decoded.depth() == CV_8U && decoded.channels() == 3) {
+            return decoded;
+        }
         Mat eight = decoded;
         if (decoded.depth() != CV_8U) {
             if (decoded.depth() != org.bytedeco.opencv.global.opencv_core.CV_16U) {
