@@ -144,6 +144,31 @@ class ImageProcessorTest {
     }
 
     @Test
+    void exifOrientationIsAppliedOnTheReducedDecodePathToo() throws IOException {
+        byte[] jpeg = TestImageFiles.jpeg(TestImageFiles.gradient(600, 1000, 3, 4, 0), 600, 1000, 3);
+        assertEquals(IMREAD_REDUCED_COLOR_8, ImageProcessor.jpegFlags(600, 32, raw.reducingGap()));
+        ConvertedImage rotated = convert(raw, "big-rotated.jpg", TestImageFiles.withExifOrientation(jpeg, 8));
+        assertEquals(53, rotated.height());
+        assertEquals(32, rotated.width());
+    }
+
+    @Test
+    void cmykJpegBecomesRgb() throws IOException {
+        // 32x24 CMYK JPEG (made once with Pillow): left half cyan ink, right half yellow ink.
+        byte[] cmyk;
+        try (var in = ImageProcessorTest.class.getResourceAsStream("/convert/cmyk.jpg")) {
+            cmyk = in.readAllBytes();
+        }
+        ConvertedImage image = convert(raw.withShorterSide(24), "cmyk.jpg", cmyk);
+        assertNull(image.rejectReason());
+        assertEquals(3, image.channels());
+        int[] cyan = {px(image, 10, 4, 0), px(image, 10, 4, 1), px(image, 10, 4, 2)};
+        int[] yellow = {px(image, 10, 28, 0), px(image, 10, 28, 1), px(image, 10, 28, 2)};
+        assertTrue(cyan[0] < 40 && cyan[1] > 200 && cyan[2] > 200, Arrays.toString(cyan));
+        assertTrue(yellow[0] > 200 && yellow[1] > 200 && yellow[2] < 40, Arrays.toString(yellow));
+    }
+
+    @Test
     void smallImagesAreNotUpscaledUnlessAsked() throws IOException {
         byte[] png = TestImageFiles.png(TestImageFiles.gradient(20, 30, 3, 5, 0), 20, 30, 3);
         ConvertedImage kept = convert(raw, "small.png", png);
