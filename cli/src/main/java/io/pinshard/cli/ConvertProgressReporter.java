@@ -61,7 +61,8 @@ final class ConvertProgressReporter implements ConvertProgress, AutoCloseable {
         bytesOut += outputBytes;
         if (bar != null) {
             bar.step();
-            bar.setExtraMessage(rates());
+            bar.setExtraMessage(String.format(Locale.ROOT, " | in %.1f MB/s | out %.1f MB/s", bytesIn / 1e6 / seconds(),
+                bytesOut / 1e6 / seconds()));
         } else if (mode == Mode.LOG) {
             long now = System.nanoTime();
             if (now - lastLogNanos >= logIntervalNanos || done == total) {
@@ -72,8 +73,12 @@ final class ConvertProgressReporter implements ConvertProgress, AutoCloseable {
         }
     }
 
+    private double seconds() {
+        return Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+    }
+
     private String rates() {
-        double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+        double seconds = seconds();
         return String.format(Locale.ROOT, "%.1f img/s, in %.1f MB/s, out %.1f MB/s", thisRun / seconds,
             bytesIn / 1e6 / seconds, bytesOut / 1e6 / seconds);
     }
