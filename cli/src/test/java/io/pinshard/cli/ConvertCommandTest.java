@@ -211,6 +211,35 @@ class ConvertCommandTest {
     }
 
     @Test
+    void imagesOutsideClassFoldersAreRejectedNotDropped() throws IOException {
+        byte[] png = TestImageFiles.png(TestImageFiles.gradient(30, 40, 3, 1, 0), 30, 40, 3);
+        Path input = tmp.resolve("in");
+        TestImageFiles.write(input.resolve("loose.png"), png);
+        TestImageFiles.write(input.resolve("a/deep/x.png"), png);
+        Path out = tmp.resolve("out");
+        assertEquals(0, convert(input, out).exitCode());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals(List.of("a/deep/x.png|0"),
+            ConvertFixtures.records(out).stream().map(r -> r.substring(0, r.indexOf('|', r.indexOf('|') + 1))).toList());
+        assertEquals("loose.png", manifest.rejected().get(0).path());
+        assertTrue(manifest.rejected().get(0).reason().contains("not inside a class folder"));
+        Path unlabeled = tmp.resolve("unlabeled");
+        assertEquals(0, convert(input, unlabeled, "--labels", "none").exitCode());
+        assertEquals(2, Json.readManifest(unlabeled).records());
+    }
+
+    @Test
+    void anUnfinishedConversionOfOtherInputsOrOptionsIsNotMixedIn() throws IOException {
+        Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("convert-journal.json"), "{\"runFingerprint\": \"0000\", \"shards\": [], \"rejected\": []}");
+        CommandTestSupport.Result result = convert(input, out);
+        assertEquals(1, result.exitCode());
+        assertTrue(result.err().contains("holds an unfinished conversion of other inputs or options"), result.err());
+    }
+
+    @Test
     void rerunOfAFinishedConversionDoesNothingAndOtherOptionsAreRefused() throws IOException {
         Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
         Path out = tmp.resolve("out");
