@@ -17,7 +17,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       copy engine once an asynchronous device copy has completed (the cuda-bridge holds each batch until
  *       its copy event fires). Batches may be released in any order.</li>
  *   <li>At most {@link LoaderOptions#prefetch()} batches can be held at once (the ring has that many slots);
- *       {@code next()} with every slot held throws {@link IllegalStateException} instead of deadlocking.</li>
+ *       {@code next()} with every slot held throws {@link IllegalStateException} instead of deadlocking.
+ *       Batch {@code k} and batch {@code k + prefetch} share a slot: while batch {@code k} is held,
+ *       {@code next()} for batch {@code k + prefetch} waits for its release (by another thread, e.g. a copy
+ *       engine), so a single-threaded consumer should release batches in order and hold fewer than
+ *       {@code prefetch}.</li>
  *   <li>Starting the next epoch requires every batch of the previous one to be released. {@link Loader#close()}
  *       frees the memory even of held batches: finish asynchronous reads before closing.</li>
  *   <li>The same {@code Batch} object is reused for later batches of the same slot: do not keep references

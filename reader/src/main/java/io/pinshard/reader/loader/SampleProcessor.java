@@ -31,7 +31,7 @@ final class SampleProcessor implements AutoCloseable {
     SampleProcessor(LoaderOptions options, int maxDecodedBytes, boolean needsScratch) {
         this.options = options;
         this.resizer = new CropResizer(options.crop());
-        this.scratchMemory = needsScratch ? BufferUtil.allocateDirectAligned(Math.max(64, align(maxDecodedBytes)), 64)
+        this.scratchMemory = needsScratch ? ByteBuffer.allocateDirect(Math.max(64, align(maxDecodedBytes)))
             : null;
         this.scratch = needsScratch ? new UnsafeBuffer(scratchMemory) : null;
     }
