@@ -15,7 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   line 1            held: batches currently held by consumers
  *   line 2 + s        slot s: sequence (long, the ring batch the slot is open for),
  *                     filled (int, samples written), held (int, 1 while a consumer holds it)
- *   line 2 + S + w    worker w: busy nanos, samples, payload bytes, skipped records (longs)
+ *   line 2 + S + w    worker w: busy nanos, samples, payload bytes, skipped records, heap bytes (longs)
  * </pre>
  *
  * Batch {@code r} (counted from the start of a run) lives in slot {@code r % S}. A worker that claimed a
@@ -36,6 +36,7 @@ final class BatchRing implements AutoCloseable {
     static final int SAMPLES = 8;
     static final int PAYLOAD_BYTES = 16;
     static final int SKIPPED = 24;
+    static final int HEAP_BYTES = 32;
 
     private final int slots;
     private final int workers;

@@ -219,7 +219,7 @@ public final class Loader implements AutoCloseable {
             : 0;
         return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
             ring.workerCounterSum(BatchRing.PAYLOAD_BYTES) / 1e6 * perSecond, dataWait.dataWaitPercent(),
-            Math.min(100, busy), ring.workerCounterSum(BatchRing.SKIPPED));
+            Math.min(100, busy), ring.workerCounterSum(BatchRing.SKIPPED), ring.workerCounterSum(BatchRing.HEAP_BYTES));
     }
 
     /** Stops every worker and frees all native memory, including that of batches still held. */

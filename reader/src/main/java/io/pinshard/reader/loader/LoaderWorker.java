@@ -37,6 +37,18 @@ final class LoaderWorker implements Runnable {
 
     @Override
     public void run() {
+        long heapAtStart = HeapCounter.currentThreadAllocatedBytes();
+        try {
+            loop();
+        } finally {
+            long heapAtEnd = HeapCounter.currentThreadAllocatedBytes();
+            if (heapAtStart >= 0 && heapAtEnd >= 0) {
+                ring.addWorkerCounter(index, BatchRing.HEAP_BYTES, heapAtEnd - heapAtStart);
+            }
+        }
+    }
+
+    private void loop() {
         int batchSize = options.batchSize();
         int slots = ring.slots();
         long firstPosition = run.startBatch() * batchSize;
