@@ -5,21 +5,28 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_GRAYSCA
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_4;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_8;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecode;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecodemulti;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.opencv.opencv_core.Mat;
+import org.bytedeco.opencv.opencv_core.MatVector;
 
 /**
  * Decodes JPEG payloads straight from the mapping into one reused, OpenCV-owned RGB image, at full
  * size or at 1/2, 1/4, 1/8 scale (libjpeg's DCT scaling, far cheaper than a full decode when the crop is
- * smaller than the stored image). The input header is re-aimed per call ({@link MatHeader}); the output
- * matrix is reallocated by OpenCV only when the decoded size changes. OpenCV's Java binding returns a
- * new {@code Mat} object from {@code imdecode}, closed at once: about 180 heap bytes per JPEG sample.
+ * smaller than the stored image). The input header is re-aimed per call ({@link MatHeader}).
+ *
+ * <p>Full-size decodes go through {@code imdecodemulti} into a reused {@code std::vector<cv::Mat>} whose
+ * first element is read in place: no heap allocation. Reduced decodes need {@code imdecode}, whose Java
+ * binding returns a new {@code Mat} object (closed at once): about 180 heap bytes per such sample.
  */
 final class JpegCropDecoder implements AutoCloseable {
     private final MatHeader encoded = new MatHeader();
     private final Mat decoded = new Mat();
+    private final MatVector pages = new MatVector();
+    private final UnsafeBuffer pagesFields = new UnsafeBuffer(pages.address(), 24);
     private final UnsafeBuffer decodedFields = new UnsafeBuffer(decoded.address(), MatHeader.LENGTH);
+    private boolean vectorLayoutChecked;
 
     /** The largest power-of-two reduction (1, 2, 4, 8) that still leaves the box at least {@code crop} wide and high. */
     static int reduction(CropBox box, int crop, boolean allowed) {
@@ -47,20 +54,45 @@ final class JpegCropDecoder implements AutoCloseable {
             default -> throw new IllegalArgumentException("reduction must be 1, 2, 4 or 8: " + factor);
         };
         try {
-            imdecode(encoded.point(address, 1, length, 1, length), flags, decoded).close();
+            Mat input = encoded.point(address, 1, length, 1, length);
+            if (factor == 1) {
+                pages.clear();
+                if (!imdecodemulti(input, flags, pages) || pages.size() != 1) {
+                    return "jpeg payload cannot be decoded";
+                }
+                decodedFields.wrap(firstPageAddress(), MatHeader.LENGTH);
+            } else {
+                imdecode(input, flags, decoded).close();
+                decodedFields.wrap(decoded.address(), MatHeader.LENGTH);
+                if (decoded.empty()) {
+                    return "jpeg payload cannot be decoded";
+                }
+            }
         } catch (RuntimeException e) {
             return "jpeg payload cannot be decoded: " + e.getMessage();
         }
-        if (decoded.empty()) {
-            return "jpeg payload cannot be decoded";
-        }
         int expectedRows = (height + factor - 1) / factor;
         int expectedCols = (width + factor - 1) / factor;
-        if (rows() != expectedRows || cols() != expectedCols || decoded.channels() != 3) {
+        int type = decodedFields.getInt(MatHeader.FLAGS) & 0xFFF;
+        if (rows() != expectedRows || cols() != expectedCols || type != 16 /* CV_8UC3 */) {
             return "jpeg decodes to " + rows() * factor + "x" + cols() * factor + " (at 1/" + factor
                 + " scale), the index says " + height + "x" + width;
         }
         return null;
+    }
+
+    /** Native address of the vector's first {@code cv::Mat} (libstdc++/libc++ keep the begin pointer first). */
+    private long firstPageAddress() {
+        long first = pagesFields.getLong(0);
+        if (!vectorLayoutChecked) {
+            try (Mat page = pages.get(0)) {
+                if (page.address() != first) {
+                    throw new IllegalStateException("unexpected std::vector<cv::Mat> layout in this OpenCV build");
+                }
+            }
+            vectorLayoutChecked = true;
+        }
+        return first;
     }
 
     int rows() {
@@ -82,6 +114,7 @@ final class JpegCropDecoder implements AutoCloseable {
     @Override
     public void close() {
         decoded.close();
+        pages.close();
         encoded.close();
     }
 }

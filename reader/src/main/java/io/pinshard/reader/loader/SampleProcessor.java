@@ -5,9 +5,11 @@ import io.pinshard.format.Crc32c;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.reader.MappedShard;
-import io.pinshard.reader.RecordDecoder;
 import io.pinshard.reader.RecordView;
 import java.nio.ByteBuffer;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -19,7 +21,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class SampleProcessor implements AutoCloseable {
     private final LoaderOptions options;
     private final Crc32c crc = new Crc32c();
-    private final RecordDecoder lz4 = new RecordDecoder(false);
+    private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
     private final CropBox box = new CropBox();
     private final SplitMix random = new SplitMix();
     private final CropResizer resizer;
@@ -65,13 +67,30 @@ final class SampleProcessor implements AutoCloseable {
         switch (codec) {
             case RAW -> resizer.resizeInto(record.payloadAddress(), step, channels, crop, destination);
             case LZ4 -> {
-                lz4.decode(record, scratch, 0);
+                decompressLz4(record);
                 resizer.resizeInto(scratch.addressOffset(), step, channels, crop, destination);
             }
             case JPEG -> decodeJpegInto(record, crop, destination);
             default -> throw new IllegalStateException("unreachable: validated codec " + codec);
         }
         return record.payloadLength();
+    }
+
+    /** Whole-record LZ4 block into scratch, with the offset-taking API so the shared mapping is never duplicated. */
+    private void decompressLz4(RecordView record) {
+        ByteBuffer mapping = record.buffer().byteBuffer();
+        int offset = record.buffer().wrapAdjustment() + record.payloadOffset();
+        int decoded = record.decodedBytes();
+        int written;
+        try {
+            written = lz4.decompress(mapping, offset, record.payloadLength(), scratchMemory, 0, decoded);
+        } catch (LZ4Exception e) {
+            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "lz4 block is malformed: " + e.getMessage());
+        }
+        if (written != decoded) {
+            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD,
+                "lz4 block decompresses to " + written + " bytes, the index says " + decoded);
+        }
     }
 
     private void decodeJpegInto(RecordView record, CropBox crop, long destination) {

@@ -24,7 +24,7 @@ class LoaderResourcesTest {
 
     @Test
     void steadyStateAllocatesAtMostOneKibPerBatchAcrossAllLoaderThreads() throws Exception {
-        for (Codec codec : new Codec[] {Codec.RAW, Codec.LZ4}) {
+        for (Codec codec : Codec.values()) {
             Path dir = TestDatasets.write(temp.resolve(codec.label()), 600, codec, 3, 1 << 20);
             double perBatch = heapBytesPerBatch(dir, codec);
             System.out.printf("zero-heap: %s %.1f heap bytes per batch across loader threads and the consumer%n",
