@@ -109,16 +109,16 @@ final class SampleProcessor implements AutoCloseable {
         resizer.resizeInto(jpeg.dataAddress(), jpeg.step(), 3, crop, destination);
     }
 
-    /** Maps a box from full-size pixels to those of a reduced decode. */
+    /** Maps a box from full-size pixels to those of a reduced decode, rounding both edges to the nearest pixel. */
     static void scaleBox(CropBox crop, int height, int width, int rows, int cols) {
-        int x = (int) ((long) crop.x * cols / width);
-        int y = (int) ((long) crop.y * rows / height);
-        int w = (int) Math.round((double) crop.width * cols / width);
-        int h = (int) Math.round((double) crop.height * rows / height);
-        crop.x = Math.min(x, cols - 1);
-        crop.y = Math.min(y, rows - 1);
-        crop.width = Math.max(1, Math.min(w, cols - crop.x));
-        crop.height = Math.max(1, Math.min(h, rows - crop.y));
+        int left = (int) Math.round((double) crop.x * cols / width);
+        int right = (int) Math.round((double) (crop.x + crop.width) * cols / width);
+        int top = (int) Math.round((double) crop.y * rows / height);
+        int bottom = (int) Math.round((double) (crop.y + crop.height) * rows / height);
+        crop.x = Math.min(left, cols - 1);
+        crop.y = Math.min(top, rows - 1);
+        crop.width = Math.max(1, Math.min(right, cols) - crop.x);
+        crop.height = Math.max(1, Math.min(bottom, rows) - crop.y);
     }
 
     static ShardFormatException corrupt(RecordView record, Kind kind, String detail) {
