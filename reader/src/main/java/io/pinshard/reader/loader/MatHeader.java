@@ -71,12 +71,7 @@ final class MatHeader implements AutoCloseable {
         return mat;
     }
 
-    /** Data address of any OpenCV matrix, read without allocating a {@code BytePointer}. */
-    static long dataAddress(UnsafeBuffer header) {
-        return header.getLong(DATA);
-    }
-
-    static void checkLayout(Mat mat, UnsafeBuffer fields) {
+    private static void checkLayout(Mat mat, UnsafeBuffer fields) {
         long base = mat.address();
         boolean ok = fields.getInt(DIMS) == mat.dims() && fields.getInt(ROWS) == mat.rows()
             && fields.getInt(COLS) == mat.cols() && fields.getLong(DATA) == mat.data().address()
