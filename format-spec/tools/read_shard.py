@@ -292,7 +292,7 @@ def read_shard(data, classes=None):
             pixels_crc = crc32c(lz4_block_decompress(payload, decoded))
         else:
             frame = jpeg_frame(payload)
-            if frame != (height, width, channels):
+            if frame[0:2] != (height, width) or frame[2] not in (1, 3, 4):
                 raise Corrupt(where + "jpeg frame is %dx%d with %d components, the index says %dx%dx%d"
                               % (frame + (height, width, channels)))
         key_at = key_table + key_offset
