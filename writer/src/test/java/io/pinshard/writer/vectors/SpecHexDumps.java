@@ -2,6 +2,7 @@ package io.pinshard.writer.vectors;
 
 import io.pinshard.format.ShardHexDump;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,11 +12,12 @@ import java.util.regex.Pattern;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The annotated hex dumps embedded in SPEC.md between {@code <!-- hexdump:NAME -->} and
- * {@code <!-- /hexdump -->}, NAME being a shard file relative to the vectors directory.
+ * The generated blocks embedded in SPEC.md: annotated hex dumps between {@code <!-- hexdump:NAME -->}
+ * and {@code <!-- /hexdump -->}, and verbatim JSON files between {@code <!-- include:NAME -->} and
+ * {@code <!-- /include -->}, NAME being a file relative to the vectors directory.
  */
 final class SpecHexDumps {
-    static final Pattern BLOCK = Pattern.compile("(<!-- hexdump:(\\S+) -->\\n)(.*?)(<!-- /hexdump -->)", Pattern.DOTALL);
+    static final Pattern BLOCK = Pattern.compile("(<!-- (hexdump|include):(\\S+) -->\\n)(.*?)(<!-- /\\2 -->)", Pattern.DOTALL);
 
     /** A dump block as it belongs in SPEC.md, between the markers. */
     record Block(String name, String embedded, String expected) {
@@ -28,8 +30,8 @@ final class SpecHexDumps {
         List<Block> blocks = new ArrayList<>();
         Matcher matcher = BLOCK.matcher(spec);
         while (matcher.find()) {
-            String name = matcher.group(2);
-            blocks.add(new Block(name, matcher.group(3), render(vectors.resolve(name))));
+            String name = matcher.group(3);
+            blocks.add(new Block(name, matcher.group(4), render(matcher.group(2), vectors.resolve(name))));
         }
         return blocks;
     }
@@ -39,14 +41,18 @@ final class SpecHexDumps {
         Matcher matcher = BLOCK.matcher(spec);
         StringBuilder out = new StringBuilder();
         while (matcher.find()) {
-            String block = render(vectors.resolve(matcher.group(2)));
-            matcher.appendReplacement(out, Matcher.quoteReplacement(matcher.group(1) + block + matcher.group(4)));
+            String block = render(matcher.group(2), vectors.resolve(matcher.group(3)));
+            matcher.appendReplacement(out, Matcher.quoteReplacement(matcher.group(1) + block + matcher.group(5)));
         }
         matcher.appendTail(out);
         return out.toString();
     }
 
-    static String render(Path shard) throws IOException {
-        return "```text\n" + ShardHexDump.render(new UnsafeBuffer(Files.readAllBytes(shard))) + "```\n";
+    static String render(String kind, Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        if (kind.equals("include")) {
+            return "```json\n" + new String(bytes, StandardCharsets.UTF_8) + "```\n";
+        }
+        return "```text\n" + ShardHexDump.render(new UnsafeBuffer(bytes)) + "```\n";
     }
 }
