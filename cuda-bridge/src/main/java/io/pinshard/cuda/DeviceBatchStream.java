@@ -1,0 +1,99 @@
+package io.pinshard.cuda;
+
+/**
+ * The trainer's loop over device batches: pulls host batches from a {@link HostBatchSource} and keeps up to
+ * {@code prefetch} of them in flight to the device ahead of the one the trainer holds, so copies and augmentation
+ * overlap the trainer's step. Measures data-wait: the time {@link #next()} blocks on the loader or on a slot, and the
+ * trainer's step time between calls. Single consumer thread; zero heap allocation per batch.
+ */
+public final class DeviceBatchStream implements AutoCloseable {
+    private final HostBatchSource source;
+    private final DeviceBatchPipeline pipeline;
+    private final int prefetch;
+    private final DeviceBatch[] queue;
+    private int queueHead;
+    private int queued;
+    private boolean exhausted;
+    private long sourceWaitNanos;
+    private long stepNanos;
+    private long lastReturn;
+
+    /**
+     * @param prefetch batches in flight ahead of the trainer, 1 to {@code ringSize - 1} (the trainer holds one)
+     */
+    public DeviceBatchStream(HostBatchSource source, DeviceBatchPipeline pipeline, int prefetch) {
+        if (source == null || pipeline == null) {
+            throw new IllegalArgumentException("source and pipeline are required");
+        }
+        int ring = pipeline.options().ringSize();
+        if (prefetch < 1 || prefetch > ring - 1) {
+            throw new IllegalArgumentException("prefetch must be 1 to ringSize - 1 = " + (ring - 1) + ": " + prefetch);
+        }
+        this.source = source;
+        this.pipeline = pipeline;
+        this.prefetch = prefetch;
+        this.queue = new DeviceBatch[prefetch];
+    }
+
+    /**
+     * The next device batch in loader order, {@code null} at the end of the epoch. Close (release) each batch when
+     * done with it; holding more than {@code ringSize - prefetch} at once stalls prefetching.
+     */
+    public DeviceBatch next() {
+        long entered = System.nanoTime();
+        if (lastReturn != 0) {
+            stepNanos += entered - lastReturn;
+        }
+        fill();
+        if (queued == 0) {
+            if (!exhausted) {
+                throw new IllegalStateException("every device slot is held by the trainer: close() device batches");
+            }
+            lastReturn = 0;
+            return null;
+        }
+        DeviceBatch batch = queue[queueHead];
+        queue[queueHead] = null;
+        queueHead = (queueHead + 1) % queue.length;
+        queued--;
+        // Refill behind the batch being handed out so the next copies start during the trainer's step.
+        fill();
+        lastReturn = System.nanoTime();
+        return batch;
+    }
+
+    private void fill() {
+        while (!exhausted && queued < prefetch && pipeline.canSubmit()) {
+            long start = System.nanoTime();
+            HostBatch host = source.next();
+            sourceWaitNanos += System.nanoTime() - start;
+            if (host == null) {
+                exhausted = true;
+                return;
+            }
+            DeviceBatch batch;
+            try {
+                batch = pipeline.submit(host);
+            } catch (RuntimeException e) {
+                host.release(); // submit leaves a rejected batch with the caller: give it back before failing
+                throw e;
+            }
+            queue[(queueHead + queued) % queue.length] = batch;
+            queued++;
+        }
+        pipeline.pollCopies();
+    }
+
+    /** Pipeline counters plus the time blocked on the loader and the trainer's step time. */
+    public PipelineStats stats() {
+        PipelineStats p = pipeline.stats();
+        return new PipelineStats(p.batches(), p.images(), p.bytesCopied(), sourceWaitNanos, p.slotWaitNanos(),
+            p.readyWaitNanos(), p.notReadyAtHandOff(), stepNanos);
+    }
+
+    /** Closes the pipeline (which releases pending host batches); the source is the caller's. */
+    @Override
+    public void close() {
+        pipeline.close();
+    }
+}
