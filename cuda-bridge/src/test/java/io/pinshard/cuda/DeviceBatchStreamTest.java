@@ -1,0 +1,108 @@
+package io.pinshard.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pinshard.reader.memory.HostMemoryAllocator;
+import java.util.ArrayList;
+import java.util.List;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Prefetching, order, end of epoch and data-wait accounting of {@link DeviceBatchStream}. */
+class DeviceBatchStreamTest {
+    private final List<String> log = new ArrayList<>();
+    private final List<TestBatch> made = new ArrayList<>();
+
+    @AfterEach
+    void free() {
+        made.forEach(TestBatch::free);
+    }
+
+    private HostBatchSource source(int batches, long sleepMillis) {
+        int[] next = {0};
+        return () -> {
+            if (next[0] == batches) {
+                return null;
+            }
+            sleep(sleepMillis);
+            TestBatch b = new TestBatch(HostMemoryAllocator.INSTANCE, "b" + next[0], next[0] * 2L, 2, 3, 3, next[0], log);
+            made.add(b);
+            log.add("produce b" + next[0]++);
+            return b;
+        };
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void prefetchesAheadAndKeepsLoaderOrder() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream stream = new DeviceBatchStream(source(5, 0),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withRingSize(3)), 2)) {
+            DeviceBatch first = stream.next();
+            assertTrue(log.contains("produce b2"), "two batches in flight behind the first: " + log);
+            assertTrue(!log.contains("produce b3"), log.toString());
+            List<Integer> firstLabels = new ArrayList<>();
+            DeviceBatch batch = first;
+            while (batch != null) {
+                firstLabels.add(new UnsafeBuffer(batch.labels().data(), 8).getInt(0));
+                batch.close();
+                batch = stream.next();
+            }
+            assertEquals(List.of(0, 14, 28, 42, 56), firstLabels, "labels = sample id * 7, batches in order");
+            assertNull(stream.next(), "stays at the end");
+            assertEquals(5, stream.stats().batches());
+        }
+        for (TestBatch b : made) {
+            assertEquals(1, b.releases, b.name);
+        }
+    }
+
+    @Test
+    void measuresLoaderWaitAndStepTime() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream stream = new DeviceBatchStream(source(3, 20),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+            DeviceBatch batch;
+            while ((batch = stream.next()) != null) {
+                sleep(10); // the trainer's step
+                batch.close();
+            }
+            PipelineStats stats = stream.stats();
+            assertTrue(stats.sourceWaitNanos() >= 3 * 20_000_000L, "blocked on the loader: " + stats);
+            assertTrue(stats.stepNanos() >= 3 * 10_000_000L, "step time: " + stats);
+            assertTrue(stats.dataWaitPercent() > 0 && stats.dataWaitPercent() < 100, stats.toString());
+        }
+    }
+
+    @Test
+    void trainerHoldingEverySlotGetsAClearError() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream stream = new DeviceBatchStream(source(10, 0),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withRingSize(2)), 1)) {
+            stream.next();
+            stream.next();
+            IllegalStateException e = assertThrows(IllegalStateException.class, stream::next);
+            assertTrue(e.getMessage().contains("held by the trainer"), e.getMessage());
+        }
+    }
+
+    @Test
+    void rejectsPrefetchOutsideTheRing() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withRingSize(3))) {
+            assertThrows(IllegalArgumentException.class, () -> new DeviceBatchStream(source(1, 0), pipeline, 0));
+            assertThrows(IllegalArgumentException.class, () -> new DeviceBatchStream(source(1, 0), pipeline, 3));
+        }
+    }
+}
