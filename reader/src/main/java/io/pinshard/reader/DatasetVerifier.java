@@ -50,13 +50,13 @@ public final class DatasetVerifier {
         Set<String> listed = new HashSet<>();
         for (DatasetManifest.ShardEntry entry : manifest.shards()) {
             listed.add(entry.file());
-            verifyShard(directory, entry, manifest.classes().size(), problems);
+            verifyShard(directory, entry, manifest.classes(), problems);
         }
         reportUnlisted(directory, listed, problems);
         return problems;
     }
 
-    private void verifyShard(Path directory, DatasetManifest.ShardEntry entry, int classCount, List<Problem> problems) {
+    private void verifyShard(Path directory, DatasetManifest.ShardEntry entry, List<String> classes, List<Problem> problems) {
         Path file = directory.resolve(entry.file());
         String name = entry.file();
         long size;
@@ -89,8 +89,8 @@ public final class DatasetVerifier {
                 problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
                     + " records, the manifest says " + entry.records()));
             }
-            verifySections(shard, problems);
-            verifyRecords(shard, classCount, problems);
+            verifySections(shard, classes, problems);
+            verifyRecords(shard, classes.size(), problems);
         }
     }
 
@@ -108,7 +108,7 @@ public final class DatasetVerifier {
         }
     }
 
-    private void verifySections(MappedShard shard, List<Problem> problems) {
+    private void verifySections(MappedShard shard, List<String> classes, List<Problem> problems) {
         ShardStructure s = shard.structure();
         UnsafeBuffer buffer = shard.buffer();
         String name = shard.name();
@@ -131,6 +131,10 @@ public final class DatasetVerifier {
                 Map<String, Object> parsed = Json.parseObject(metadata);
                 if (parsed == null) {
                     throw new IOException("metadata is not a JSON object");
+                }
+                if (!classes.equals(parsed.get("classes"))) {
+                    problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard metadata lists classes "
+                        + parsed.get("classes") + ", the manifest " + classes));
                 }
             } catch (IOException | RuntimeException e) {
                 problems.add(new Problem(Kind.BAD_INDEX_ENTRY, name, -1, "metadata is not a JSON object: " + e.getMessage()));
