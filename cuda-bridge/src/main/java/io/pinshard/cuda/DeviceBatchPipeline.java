@@ -45,7 +45,10 @@ public final class DeviceBatchPipeline implements AutoCloseable {
                 slots[i] = new Slot(i);
             }
         } catch (RuntimeException | Error e) {
-            freeSlots();
+            RuntimeException freeing = freeSlots();
+            if (freeing != null) {
+                e.addSuppressed(freeing);
+            }
             throw e;
         }
     }
@@ -191,7 +194,12 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         } catch (RuntimeException e) {
             first = e;
         }
-        freeSlots();
+        RuntimeException freeing = freeSlots();
+        if (first == null) {
+            first = freeing;
+        } else if (freeing != null) {
+            first.addSuppressed(freeing);
+        }
         if (first != null) {
             throw first;
         }
@@ -263,12 +271,19 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         }
     }
 
-    private void freeSlots() {
+    private RuntimeException freeSlots() {
+        RuntimeException first = null;
         for (Slot slot : slots) {
-            if (slot != null) {
-                slot.free();
+            RuntimeException failure = slot == null ? null : slot.free();
+            if (failure != null) {
+                if (first == null) {
+                    first = failure;
+                } else {
+                    first.addSuppressed(failure);
+                }
             }
         }
+        return first;
     }
 
     /** One ring entry: device buffers, the host jitter table, three events and the reusable DeviceBatch. */
@@ -289,33 +304,48 @@ public final class DeviceBatchPipeline implements AutoCloseable {
 
         Slot(int index) {
             batch = new DeviceBatch(DeviceBatchPipeline.this, index);
-            copied = backend.createEvent();
-            ready = backend.createEvent();
-            consumed = backend.createEvent();
-            deviceImages = backend.allocateDevice(options.imageBytes());
-            deviceLabels = backend.allocateDevice((long) options.maxBatch() * LABEL_BYTES);
-            if (options.augment() != null) {
-                long paramBytes = (long) options.maxBatch() * JitterParams.BYTES_PER_SAMPLE;
-                deviceParams = backend.allocateDevice(paramBytes);
-                hostParams = backend.hostAllocator().allocate(paramBytes, 64);
-                deviceOutput = backend.allocateDevice(options.outputBytes());
+            try {
+                copied = backend.createEvent();
+                ready = backend.createEvent();
+                consumed = backend.createEvent();
+                deviceImages = backend.allocateDevice(options.imageBytes());
+                deviceLabels = backend.allocateDevice((long) options.maxBatch() * LABEL_BYTES);
+                if (options.augment() != null) {
+                    long paramBytes = (long) options.maxBatch() * JitterParams.BYTES_PER_SAMPLE;
+                    deviceParams = backend.allocateDevice(paramBytes);
+                    hostParams = backend.hostAllocator().allocate(paramBytes, 64);
+                    deviceOutput = backend.allocateDevice(options.outputBytes());
+                }
+            } catch (RuntimeException | Error e) {
+                RuntimeException freeing = free();
+                if (freeing != null) {
+                    e.addSuppressed(freeing);
+                }
+                throw e;
             }
         }
 
-        void free() {
+        /** Frees everything the slot holds, carrying on past failures; returns the first failure, if any. */
+        RuntimeException free() {
+            RuntimeException first = null;
             for (AutoCloseable c : new AutoCloseable[] {deviceImages, deviceLabels, deviceParams, deviceOutput,
                 hostParams, copied, ready, consumed}) {
                 if (c != null) {
                     try {
                         c.close();
-                    } catch (Exception ignored) {
-                        // Freeing continues: one failed free must not leak the rest.
+                    } catch (Exception e) {
+                        if (first == null) {
+                            first = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+                        } else {
+                            first.addSuppressed(e);
+                        }
                     }
                 }
             }
             deviceImages = deviceLabels = deviceParams = deviceOutput = null;
             hostParams = null;
             copied = ready = consumed = null;
+            return first;
         }
     }
 }

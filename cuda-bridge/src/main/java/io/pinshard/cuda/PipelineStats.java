@@ -5,8 +5,8 @@ package io.pinshard.cuda;
  * thread was blocked for data: waiting for the loader's next host batch, for a device slot to become reusable, or in
  * {@link DeviceBatch#awaitReady()}. Step time is the time the trainer spent between its calls for the next batch.
  *
- * @param batches          device batches handed out
- * @param images           images handed out
+ * @param batches          device batches submitted (copies enqueued)
+ * @param images           images in them
  * @param bytesCopied      host-to-device bytes enqueued
  * @param sourceWaitNanos  blocked in the loader's {@code next()}
  * @param slotWaitNanos    blocked until a slot's previous copy had completed

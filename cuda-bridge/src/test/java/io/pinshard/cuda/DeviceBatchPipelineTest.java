@@ -247,4 +247,46 @@ class DeviceBatchPipelineTest {
             assertTrue(allocated < 1024, "1000 batches allocated " + allocated + " heap bytes");
         }
     }
+
+    @Test
+    void failedAllocationFreesWhatWasAlreadyAllocated() {
+        int[] live = {0};
+        int[] allocations = {0};
+        try (HostBackend host = new HostBackend()) {
+            java.lang.reflect.InvocationHandler handler = (proxy, method, args) -> {
+                if (method.getName().equals("allocateDevice")) {
+                    if (++allocations[0] == 7) {
+                        throw new OutOfMemoryError("device full (test)");
+                    }
+                    DeviceBuffer real = host.allocateDevice((Long) args[0]);
+                    live[0]++;
+                    return new DeviceBuffer() {
+                        @Override
+                        public long address() {
+                            return real.address();
+                        }
+
+                        @Override
+                        public long length() {
+                            return real.length();
+                        }
+
+                        @Override
+                        public void close() {
+                            live[0]--;
+                            real.close();
+                        }
+                    };
+                }
+                return method.invoke(host, args);
+            };
+            DeviceBackend failing = (DeviceBackend) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DeviceBackend.class}, handler);
+            // Each augmenting slot makes 4 device buffers: the 7th allocation fails inside slot 1.
+            OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> new DeviceBatchPipeline(failing,
+                PipelineOptions.raw(2, H, W).withAugment(AugmentSpec.normaliseOnly())));
+            assertEquals("device full (test)", e.getMessage());
+            assertEquals(0, live[0], "every buffer allocated before the failure was freed");
+        }
+    }
 }
