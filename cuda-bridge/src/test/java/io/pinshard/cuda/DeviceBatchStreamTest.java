@@ -105,4 +105,32 @@ class DeviceBatchStreamTest {
             assertThrows(IllegalArgumentException.class, () -> new DeviceBatchStream(source(1, 0), pipeline, 3));
         }
     }
+
+    @Test
+    void steadyStateAllocatesNothingOnTheHeap() {
+        TestBatch[] ring = new TestBatch[4];
+        for (int i = 0; i < ring.length; i++) {
+            ring[i] = new TestBatch(HostMemoryAllocator.INSTANCE, "r" + i, i * 2L, 2, 3, 3, i, null);
+            made.add(ring[i]);
+        }
+        int[] produced = {0};
+        int total = 4_000;
+        HostBatchSource source = () -> produced[0] == total ? null : ring[produced[0]++ % ring.length];
+        AugmentSpec spec = AugmentSpec.jitter(0.1f, 0.1f, 0.1f, 3);
+        com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream stream = new DeviceBatchStream(source,
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withAugment(spec)), 2)) {
+            for (int i = 0; i < 3_000; i++) {
+                stream.next().close(); // warm-up
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 1_000; i++) {
+                stream.next().close();
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertTrue(allocated < 1024, "1000 batches allocated " + allocated + " heap bytes");
+        }
+    }
 }
