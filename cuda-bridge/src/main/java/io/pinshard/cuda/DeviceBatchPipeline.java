@@ -156,6 +156,20 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * Blocks until the oldest host batch still in flight has been copied, and releases it (and any later ones that
+     * are done). The time counts as slot wait. Does nothing when no copy is in flight.
+     */
+    public void awaitOldestCopy() {
+        ensureOpen();
+        if (hostReleased < submitted) {
+            long start = System.nanoTime();
+            slots[(int) (hostReleased % slots.length)].copied.synchronize();
+            slotWaitNanos += System.nanoTime() - start;
+            pollCopies();
+        }
+    }
+
     /** Host batches submitted whose copies have not yet been seen complete. */
     public int hostBatchesInFlight() {
         return (int) (submitted - hostReleased);

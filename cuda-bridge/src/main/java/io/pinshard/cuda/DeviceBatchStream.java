@@ -64,6 +64,10 @@ public final class DeviceBatchStream implements AutoCloseable {
 
     private void fill() {
         while (!exhausted && queued < prefetch && pipeline.canSubmit()) {
+            while (pipeline.hostBatchesInFlight() > 0
+                && pipeline.hostBatchesInFlight() >= source.maxUnreleasedBeforeNext()) {
+                pipeline.awaitOldestCopy(); // the loader needs a free slot before it can hand out another batch
+            }
             long start = System.nanoTime();
             HostBatch host = source.next();
             sourceWaitNanos += System.nanoTime() - start;

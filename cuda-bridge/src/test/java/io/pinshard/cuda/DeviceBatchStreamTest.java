@@ -133,4 +133,34 @@ class DeviceBatchStreamTest {
             assertTrue(allocated < 1024, "1000 batches allocated " + allocated + " heap bytes");
         }
     }
+
+    @Test
+    void waitsForCopiesWhenTheLoaderHasNoFreeSlot() {
+        ManualCopyBackend backend = new ManualCopyBackend(log);
+        HostBatchSource plain = source(6, 0);
+        HostBatchSource twoSlotLoader = new HostBatchSource() {
+            @Override
+            public HostBatch next() {
+                long unreleased = made.stream().filter(b -> b.releases == 0).count();
+                assertTrue(unreleased <= 1, "a two-slot loader asked for a batch while " + unreleased + " are held");
+                return plain.next();
+            }
+
+            @Override
+            public int maxUnreleasedBeforeNext() {
+                return 1;
+            }
+        };
+        try (DeviceBatchStream stream = new DeviceBatchStream(twoSlotLoader,
+            new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withRingSize(4)), 3)) {
+            int seen = 0;
+            DeviceBatch batch;
+            while ((batch = stream.next()) != null) {
+                batch.close();
+                seen++;
+            }
+            assertEquals(6, seen);
+            assertTrue(backend.synchronizations > 0, "copies were waited for: " + log);
+        }
+    }
 }
