@@ -36,7 +36,7 @@ class KernelSourceOnCpuTest {
         copyResource(CudaAugmentKernel.SOURCE_RESOURCE, dir.resolve("augment.cu"));
         copyResource("kernel-on-cpu.cpp", dir.resolve("kernel-on-cpu.cpp"));
         binary = dir.resolve("kernel-on-cpu");
-        int status = run(List.of("g++", "-O1", "-std=c++17", "-ffp-contract=off", "-I", dir.toString(), "-o",
+        int status = run(List.of("g++", "-O1", "-std=c++20", "-pthread", "-ffp-contract=off", "-I", dir.toString(), "-o",
             binary.toString(), dir.resolve("kernel-on-cpu.cpp").toString()), 120);
         assertEquals(0, status, "the kernel source does not compile as C++: see " + dir.resolve("log.txt") + "\n"
             + Files.readString(dir.resolve("log.txt")));
@@ -62,7 +62,7 @@ class KernelSourceOnCpuTest {
         return p.exitValue();
     }
 
-    private static byte[] kernelOnCpu(TestBatch batch, AugmentSpec spec) throws Exception {
+    private static byte[] kernelOnCpu(TestBatch batch, AugmentSpec spec, int threads) throws Exception {
         int n = batch.size();
         Path pixels = dir.resolve("pixels.bin");
         Path params = dir.resolve("params.bin");
@@ -76,7 +76,7 @@ class KernelSourceOnCpuTest {
         byte[] paramBytes = new byte[table.capacity()];
         view.getBytes(0, paramBytes);
         Files.write(params, paramBytes);
-        List<String> command = new ArrayList<>(List.of(binary.toString(), Integer.toString(n),
+        List<String> command = new ArrayList<>(List.of(binary.toString(), Integer.toString(threads), Integer.toString(n),
             Integer.toString(batch.height()), Integer.toString(batch.width()),
             Integer.toString(CudaAugmentKernel.outputCode(spec.output()))));
         for (int c = 0; c < 3; c++) {
@@ -98,15 +98,31 @@ class KernelSourceOnCpuTest {
 
     @Test
     void kernelArithmeticIsTheReferencesBitForBit() throws Exception {
+        // 23 x 17 = 391 pixels: not a multiple of the 64 threads, so the last stride is partial.
         TestBatch batch = new TestBatch(HostMemoryAllocator.INSTANCE, "k", 500, 5, 23, 17, 13, null);
         try {
             for (DType type : new DType[] {DType.FLOAT32, DType.FLOAT16, DType.BFLOAT16}) {
                 AugmentSpec spec = AugmentSpec.jitter(0.5f, 0.5f, 0.5f, 31).withOutput(type);
-                assertArrayEquals(ReferenceAugmenterTest.augmentOnHost(batch, spec), kernelOnCpu(batch, spec),
+                assertArrayEquals(ReferenceAugmenterTest.augmentOnHost(batch, spec), kernelOnCpu(batch, spec, 64),
                     type.toString());
             }
             AugmentSpec plain = AugmentSpec.normaliseOnly();
-            assertArrayEquals(ReferenceAugmenterTest.augmentOnHost(batch, plain), kernelOnCpu(batch, plain));
+            assertArrayEquals(ReferenceAugmenterTest.augmentOnHost(batch, plain), kernelOnCpu(batch, plain, 1));
+        } finally {
+            batch.free();
+        }
+    }
+
+    @Test
+    void blockReductionSumsEveryWarp() throws Exception {
+        // Contrast blends every pixel towards the block-reduced mean luminance: a warp or lane left out of the
+        // sum changes the outputs. 8 warps and a single warp.
+        TestBatch batch = new TestBatch(HostMemoryAllocator.INSTANCE, "k", 0, 2, 40, 40, 17, null);
+        try {
+            AugmentSpec spec = AugmentSpec.jitter(0.9f, 0.9f, 0.9f, 4);
+            byte[] expected = ReferenceAugmenterTest.augmentOnHost(batch, spec);
+            assertArrayEquals(expected, kernelOnCpu(batch, spec, 256));
+            assertArrayEquals(expected, kernelOnCpu(batch, spec, 32));
         } finally {
             batch.free();
         }
