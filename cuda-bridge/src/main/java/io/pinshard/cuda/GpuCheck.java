@@ -42,11 +42,29 @@ public final class GpuCheck {
             CudaCheck.runtime(cudart.cudaGetDeviceProperties(properties, 0), "cudaGetDeviceProperties");
             System.out.printf(Locale.ROOT, "device 0: %s, compute capability %d, %.1f GiB%n",
                 properties.name().getString(), backend.computeCapability(), properties.totalGlobalMem() / (double) (1L << 30));
-            bandwidth(backend);
-            augmentTime(backend);
-            pipeline(backend);
+            boolean ok = section("H2D bandwidth", () -> bandwidth(backend));
+            ok &= section("GPU augmentation", () -> augmentTime(backend));
+            ok &= section("device pipeline", () -> pipeline(backend));
             System.out.println("loader images/s (cuda backend): pending - the loader is not merged on this branch;"
                 + " rerun after merging it");
+            if (!ok) {
+                System.exit(1);
+            }
+        }
+    }
+
+    private interface Section {
+        void run() throws IOException;
+    }
+
+    /** Runs one part of the table; a failure is printed with its cause and the other parts still run. */
+    private static boolean section(String name, Section section) {
+        try {
+            section.run();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            System.out.println(name + ": FAILED: " + e);
+            return false;
         }
     }
 
@@ -75,7 +93,13 @@ public final class GpuCheck {
             try (NativeRegion registered = HostRegistration.registering(HostMemoryAllocator.INSTANCE).allocate(bytes, 4096)) {
                 registeredRate = gbPerSecond(backend, device.address(), registered.address(), bytes, REPS);
             }
-            double mappedRate = mappedRate(backend, device.address(), bytes);
+            double mappedRate;
+            try {
+                mappedRate = mappedRate(backend, device.address(), bytes);
+            } catch (RuntimeException e) {
+                System.out.println("registered-mapped at batch " + batch + " FAILED: " + e);
+                mappedRate = Double.NaN;
+            }
             device.close();
             System.out.printf(Locale.ROOT, "%-8d %-10.1f %10.2f %10.2f %12.2f %18.2f%n", batch, bytes / 1e6,
                 pageableRate, pinnedRate, registeredRate, mappedRate);
