@@ -175,6 +175,11 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         return (int) (submitted - hostReleased);
     }
 
+    /** Time blocked in {@link DeviceBatch#awaitReady()} so far (no snapshot allocated). */
+    long readyWaitNanos() {
+        return readyWaitNanos;
+    }
+
     public PipelineStats stats() {
         return new PipelineStats(batches, images, bytesCopied, 0, slotWaitNanos, readyWaitNanos, notReadyAtHandOff, 0);
     }

@@ -1,10 +1,14 @@
 package io.pinshard.cuda;
 
+import io.pinshard.reader.loader.DataWaitMonitor;
+
 /**
  * The trainer's loop over device batches: pulls host batches from a {@link HostBatchSource} and keeps up to
  * {@code prefetch} of them in flight to the device ahead of the one the trainer holds, so copies and augmentation
- * overlap the trainer's step. Measures data-wait: the time {@link #next()} blocks on the loader or on a slot, and the
- * trainer's step time between calls. Single consumer thread; zero heap allocation per batch.
+ * overlap the trainer's step. Measures data-wait for the device batch: the time {@link #next()} blocks (on the loader,
+ * on a slot) plus time in {@link DeviceBatch#awaitReady()}, per step, in {@link #stats()} and in a
+ * {@link DataWaitMonitor} that logs one warning when the wait exceeds 10 % of step time (the loader's own monitor
+ * covers host batches only). Single consumer thread; zero heap allocation per batch.
  */
 public final class DeviceBatchStream implements AutoCloseable {
     private final HostBatchSource source;
@@ -17,6 +21,10 @@ public final class DeviceBatchStream implements AutoCloseable {
     private long sourceWaitNanos;
     private long stepNanos;
     private long lastReturn;
+    private long readyWaitAtLastReturn;
+    private final DataWaitMonitor dataWait = new DataWaitMonitor("device batches (loader, copy to the device, augmentation)",
+        "more loader workers, raw shards, page-locked loader slots (LoaderOptions.allocator(backend.hostAllocator())),"
+            + " or a deeper device prefetch", 0.10, 50, 5);
 
     /**
      * @param prefetch batches in flight ahead of the trainer, 1 to {@code ringSize - 1} (the trainer holds one)
@@ -58,7 +66,11 @@ public final class DeviceBatchStream implements AutoCloseable {
         queued--;
         // Refill behind the batch being handed out so the next copies start during the trainer's step.
         fill();
-        lastReturn = System.nanoTime();
+        long now = System.nanoTime();
+        long readyWait = pipeline.readyWaitNanos();
+        dataWait.record(now - entered + readyWait - readyWaitAtLastReturn, now);
+        readyWaitAtLastReturn = readyWait;
+        lastReturn = now;
         return batch;
     }
 
@@ -93,6 +105,11 @@ public final class DeviceBatchStream implements AutoCloseable {
         PipelineStats p = pipeline.stats();
         return new PipelineStats(p.batches(), p.images(), p.bytesCopied(), sourceWaitNanos, p.slotWaitNanos(),
             p.readyWaitNanos(), p.notReadyAtHandOff(), stepNanos);
+    }
+
+    /** The data-wait guard for device batches (figures readable from any thread). */
+    public DataWaitMonitor dataWait() {
+        return dataWait;
     }
 
     /** Closes the pipeline (which releases pending host batches); the source is the caller's. */

@@ -82,6 +82,7 @@ class DeviceBatchStreamTest {
             assertTrue(stats.sourceWaitNanos() >= 3 * 20_000_000L, "blocked on the loader: " + stats);
             assertTrue(stats.stepNanos() >= 3 * 10_000_000L, "step time: " + stats);
             assertTrue(stats.dataWaitPercent() > 0 && stats.dataWaitPercent() < 100, stats.toString());
+            assertEquals(2, stream.dataWait().steps(), "the guard counts a step per next() after the first");
         }
     }
 
@@ -161,6 +162,28 @@ class DeviceBatchStreamTest {
             }
             assertEquals(6, seen);
             assertTrue(backend.synchronizations > 0, "copies were waited for: " + log);
+        }
+    }
+
+    @Test
+    void dataWaitGuardWarnsWhenTheTrainerStarvesAndNotOtherwise() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream starved = new DeviceBatchStream(source(70, 4),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+            for (DeviceBatch b = starved.next(); b != null; b = starved.next()) {
+                b.close(); // no step time at all: every step is waiting
+            }
+            assertTrue(starved.dataWait().warned(), "waited " + starved.dataWait().dataWaitPercent() + " %");
+            assertTrue(starved.dataWait().dataWaitPercent() > 50, starved.dataWait().dataWaitPercent() + " %");
+        }
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream fed = new DeviceBatchStream(source(70, 0),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+            for (DeviceBatch b = fed.next(); b != null; b = fed.next()) {
+                sleep(3); // the step; the next batch is ready long before it ends
+                b.close();
+            }
+            assertTrue(!fed.dataWait().warned(), "waited " + fed.dataWait().dataWaitPercent() + " %");
         }
     }
 }
