@@ -1,9 +1,19 @@
 package io.pinshard.cli;
 
+import io.pinshard.cuda.AugmentSpec;
+import io.pinshard.cuda.DeviceBackend;
+import io.pinshard.cuda.DeviceBackends;
+import io.pinshard.cuda.DeviceBatch;
+import io.pinshard.cuda.DeviceBatchPipeline;
+import io.pinshard.cuda.DeviceBatchStream;
+import io.pinshard.cuda.LoaderBatchSource;
+import io.pinshard.cuda.PipelineOptions;
+import io.pinshard.cuda.PipelineStats;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
+import io.pinshard.reader.loader.DataWaitMonitor;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.HeapCounter;
 import io.pinshard.reader.loader.Loader;
@@ -66,6 +76,14 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
     boolean json;
 
+    @Option(names = "--device", description = "Also move every batch to a device: host, cuda or auto (cuda when a GPU"
+        + " is usable). Loader slots then come from the backend (page-locked on cuda). Default: loader only.")
+    String device;
+
+    @Option(names = "--gpu-augment", description = "With --device: colour jitter + normalisation to NCHW float32 on the"
+        + " device (the CPU reference on host).")
+    boolean gpuAugment;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -81,13 +99,39 @@ final class BenchCommand implements Callable<Integer> {
         if (prefetch != null) {
             builder.prefetch(prefetch);
         }
+        if (gpuAugment && device == null) {
+            spec.commandLine().getErr().println("pinshard bench: --gpu-augment needs --device host|cuda|auto");
+            return PinshardCommand.EXIT_USAGE;
+        }
+        DeviceBackend backend = null;
+        if (device != null) {
+            try {
+                backend = DeviceBackends.open(device);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
+                return device.equalsIgnoreCase("cuda") ? 1 : PinshardCommand.EXIT_USAGE;
+            }
+            builder.allocator(backend.hostAllocator());
+        }
         LoaderOptions options = builder.build();
         Map<String, Object> result;
         try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
-            result = measure(dataset, loader, options);
+            if (backend == null) {
+                result = measure(dataset, loader, options, null);
+            } else {
+                PipelineOptions pipelineOptions = new PipelineOptions(batch, crop, crop, 4,
+                    gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, seed) : null);
+                try (DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, pipelineOptions)) {
+                    result = measure(dataset, loader, options, pipeline);
+                }
+            }
         } catch (ShardFormatException e) {
             spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
             return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
+        } finally {
+            if (backend != null) {
+                backend.close();
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -101,17 +145,19 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
-    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options) {
+    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
+                                        DeviceBatchPipeline pipeline) {
         int epoch = 0;
         long warmupEnd = System.nanoTime() + (long) (warmup * 1e9);
         do {
-            runEpoch(loader, epoch++);
+            runEpoch(loader, epoch++, pipeline, null);
         } while (System.nanoTime() < warmupEnd);
+        long[] deviceWaitAndStep = new long[2];
         LoaderStats before = loader.stats();
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
-            runEpoch(loader, epoch++);
+            runEpoch(loader, epoch++, pipeline, deviceWaitAndStep);
         } while (System.nanoTime() < measureEnd);
         long consumerHeap = HeapCounter.currentThreadAllocatedBytes() - consumerHeapBefore;
         LoaderStats after = loader.stats();
@@ -142,10 +188,37 @@ final class BenchCommand implements Callable<Integer> {
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
         result.put("allocator", options.allocator().name());
+        if (pipeline != null) {
+            long waited = deviceWaitAndStep[0];
+            long total = waited + deviceWaitAndStep[1];
+            result.put("device", pipeline.backend().name());
+            result.put("device_augment", pipeline.options().augment() != null);
+            result.put("device_data_wait_pct", total == 0 ? 0.0 : 100.0 * waited / total);
+        }
         return result;
     }
 
-    private static void runEpoch(Loader loader, int epoch) {
+    /** One epoch; with a pipeline every batch also goes to the device, and the trainer waits until it is there. */
+    private static void runEpoch(Loader loader, int epoch, DeviceBatchPipeline pipeline, long[] deviceWaitAndStep) {
+        if (pipeline != null) {
+            try (Epoch batches = loader.epoch(epoch)) {
+                // No trainer here: the device guard's warning would only add noise, as for the loader's.
+                DeviceBatchStream stream = new DeviceBatchStream(new LoaderBatchSource(loader, batches), pipeline,
+                    Math.min(pipeline.options().ringSize() - 1, loader.slots() - 1),
+                    new DataWaitMonitor("device batches", "", 1e9, 50, 0));
+                for (DeviceBatch deviceBatch = stream.next(); deviceBatch != null; deviceBatch = stream.next()) {
+                    deviceBatch.awaitReady();
+                    deviceBatch.close();
+                }
+                pipeline.awaitCopies(); // every loader batch back before the epoch ends
+                if (deviceWaitAndStep != null) {
+                    PipelineStats stats = stream.stats();
+                    deviceWaitAndStep[0] += stats.sourceWaitNanos() + stats.readyWaitNanos();
+                    deviceWaitAndStep[1] += stats.stepNanos();
+                }
+            }
+            return;
+        }
         try (Epoch batches = loader.epoch(epoch)) {
             while (batches.hasNext()) {
                 try (Batch batch = batches.next()) {

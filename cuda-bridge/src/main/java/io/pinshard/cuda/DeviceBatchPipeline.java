@@ -170,6 +170,13 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         }
     }
 
+    /** Blocks until every host batch in flight has been copied and released (e.g. before the loader's next epoch). */
+    public void awaitCopies() {
+        while (hostReleased < submitted) {
+            awaitOldestCopy();
+        }
+    }
+
     /** Host batches submitted whose copies have not yet been seen complete. */
     public int hostBatchesInFlight() {
         return (int) (submitted - hostReleased);

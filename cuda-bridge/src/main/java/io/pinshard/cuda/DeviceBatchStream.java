@@ -22,16 +22,20 @@ public final class DeviceBatchStream implements AutoCloseable {
     private long stepNanos;
     private long lastReturn;
     private long readyWaitAtLastReturn;
-    private final DataWaitMonitor dataWait = new DataWaitMonitor("device batches (loader, copy to the device, augmentation)",
-        "more loader workers, raw shards, page-locked loader slots (LoaderOptions.allocator(backend.hostAllocator())),"
-            + " or a deeper device prefetch", 0.10, 50, 5);
+    private final DataWaitMonitor dataWait;
 
     /**
      * @param prefetch batches in flight ahead of the trainer, 1 to {@code ringSize - 1} (the trainer holds one)
      */
     public DeviceBatchStream(HostBatchSource source, DeviceBatchPipeline pipeline, int prefetch) {
-        if (source == null || pipeline == null) {
-            throw new IllegalArgumentException("source and pipeline are required");
+        this(source, pipeline, prefetch, defaultDataWaitMonitor());
+    }
+
+    /** As above, with the caller's data-wait guard (e.g. one that never warns, for a benchmark without a trainer). */
+    public DeviceBatchStream(HostBatchSource source, DeviceBatchPipeline pipeline, int prefetch,
+                             DataWaitMonitor dataWait) {
+        if (source == null || pipeline == null || dataWait == null) {
+            throw new IllegalArgumentException("source, pipeline and data-wait monitor are required");
         }
         int ring = pipeline.options().ringSize();
         if (prefetch < 1 || prefetch > ring - 1) {
@@ -41,6 +45,14 @@ public final class DeviceBatchStream implements AutoCloseable {
         this.pipeline = pipeline;
         this.prefetch = prefetch;
         this.queue = new DeviceBatch[prefetch];
+        this.dataWait = dataWait;
+    }
+
+    /** Warns once when waiting for device batches exceeds 10 % of step time over 50 steps (after 5 warm-up steps). */
+    public static DataWaitMonitor defaultDataWaitMonitor() {
+        return new DataWaitMonitor("device batches (loader, copy to the device, augmentation)",
+            "more loader workers, raw shards, page-locked loader slots (LoaderOptions.allocator(backend.hostAllocator())),"
+                + " or a deeper device prefetch", 0.10, 50, 5);
     }
 
     /**
