@@ -147,17 +147,18 @@ final class BenchCommand implements Callable<Integer> {
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
     private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
                                         DeviceBatchPipeline pipeline) {
+        DeviceLane lane = pipeline == null ? null : new DeviceLane(loader, pipeline);
         int epoch = 0;
         long warmupEnd = System.nanoTime() + (long) (warmup * 1e9);
         do {
-            runEpoch(loader, epoch++, pipeline, null);
+            runEpoch(loader, epoch++, lane);
         } while (System.nanoTime() < warmupEnd);
-        long[] deviceWaitAndStep = new long[2];
+        PipelineStats deviceBefore = lane == null ? null : lane.stream.stats();
         LoaderStats before = loader.stats();
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
-            runEpoch(loader, epoch++, pipeline, deviceWaitAndStep);
+            runEpoch(loader, epoch++, lane);
         } while (System.nanoTime() < measureEnd);
         long consumerHeap = HeapCounter.currentThreadAllocatedBytes() - consumerHeapBefore;
         LoaderStats after = loader.stats();
@@ -188,9 +189,10 @@ final class BenchCommand implements Callable<Integer> {
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
         result.put("allocator", options.allocator().name());
-        if (pipeline != null) {
-            long waited = deviceWaitAndStep[0];
-            long total = waited + deviceWaitAndStep[1];
+        if (lane != null) {
+            PipelineStats deviceAfter = lane.stream.stats();
+            long waited = deviceAfter.dataWaitNanos() - deviceBefore.dataWaitNanos();
+            long total = waited + deviceAfter.stepNanos() - deviceBefore.stepNanos();
             result.put("device", pipeline.backend().name());
             result.put("device_augment", pipeline.options().augment() != null);
             result.put("device_data_wait_pct", total == 0 ? 0.0 : 100.0 * waited / total);
@@ -198,24 +200,11 @@ final class BenchCommand implements Callable<Integer> {
         return result;
     }
 
-    /** One epoch; with a pipeline every batch also goes to the device, and the trainer waits until it is there. */
-    private static void runEpoch(Loader loader, int epoch, DeviceBatchPipeline pipeline, long[] deviceWaitAndStep) {
-        if (pipeline != null) {
+    /** One epoch; with a device stream every batch also goes to the device, and the trainer waits until it is there. */
+    private static void runEpoch(Loader loader, int epoch, DeviceLane lane) {
+        if (lane != null) {
             try (Epoch batches = loader.epoch(epoch)) {
-                // No trainer here: the device guard's warning would only add noise, as for the loader's.
-                DeviceBatchStream stream = new DeviceBatchStream(new LoaderBatchSource(loader, batches), pipeline,
-                    Math.min(pipeline.options().ringSize() - 1, loader.slots() - 1),
-                    new DataWaitMonitor("device batches", "", 1e9, 50, 0));
-                for (DeviceBatch deviceBatch = stream.next(); deviceBatch != null; deviceBatch = stream.next()) {
-                    deviceBatch.awaitReady();
-                    deviceBatch.close();
-                }
-                pipeline.awaitCopies(); // every loader batch back before the epoch ends
-                if (deviceWaitAndStep != null) {
-                    PipelineStats stats = stream.stats();
-                    deviceWaitAndStep[0] += stats.sourceWaitNanos() + stats.readyWaitNanos();
-                    deviceWaitAndStep[1] += stats.stepNanos();
-                }
+                lane.run(batches);
             }
             return;
         }
@@ -225,6 +214,36 @@ final class BenchCommand implements Callable<Integer> {
                     // loader-only: the trainer takes the batch and gives it back
                 }
             }
+        }
+    }
+
+    /** The device side of the benchmark: one stream over all epochs, so nothing is allocated per epoch either. */
+    private static final class DeviceLane {
+        final DeviceBatchPipeline pipeline;
+        final LoaderBatchSource source;
+        final DeviceBatchStream stream;
+        private boolean started;
+
+        DeviceLane(Loader loader, DeviceBatchPipeline pipeline) {
+            this.pipeline = pipeline;
+            this.source = new LoaderBatchSource(loader, null);
+            // No trainer here: the device guard's warning would only add noise, as for the loader's.
+            this.stream = new DeviceBatchStream(source, pipeline,
+                Math.min(pipeline.options().ringSize() - 1, loader.slots() - 1),
+                new DataWaitMonitor("device batches", "", 1e9, 50, 0));
+        }
+
+        void run(Epoch epoch) {
+            source.epoch(epoch);
+            if (started) {
+                stream.restart(source);
+            }
+            started = true;
+            for (DeviceBatch batch = stream.next(); batch != null; batch = stream.next()) {
+                batch.awaitReady();
+                batch.close();
+            }
+            pipeline.awaitCopies(); // every loader batch back before the epoch ends
         }
     }
 }

@@ -11,7 +11,7 @@ import io.pinshard.reader.loader.DataWaitMonitor;
  * covers host batches only). Single consumer thread; zero heap allocation per batch.
  */
 public final class DeviceBatchStream implements AutoCloseable {
-    private final HostBatchSource source;
+    private HostBatchSource source;
     private final DeviceBatchPipeline pipeline;
     private final int prefetch;
     private final DeviceBatch[] queue;
@@ -110,6 +110,24 @@ public final class DeviceBatchStream implements AutoCloseable {
             queued++;
         }
         pipeline.pollCopies();
+    }
+
+    /**
+     * Continues with a new source (the next epoch) once this one is exhausted, keeping the statistics and the
+     * data-wait guard, and allocating nothing per batch.
+     *
+     * @throws IllegalStateException when batches of the current source are still queued or not yet pulled
+     */
+    public void restart(HostBatchSource next) {
+        if (next == null) {
+            throw new IllegalArgumentException("source is required");
+        }
+        if (!exhausted || queued > 0) {
+            throw new IllegalStateException("the current source still has batches: take them all (next() == null) first");
+        }
+        source = next;
+        exhausted = false;
+        lastReturn = 0;
     }
 
     /** Pipeline counters plus the time blocked on the loader and the trainer's step time. */

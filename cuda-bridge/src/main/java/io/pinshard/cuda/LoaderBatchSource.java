@@ -11,10 +11,11 @@ import io.pinshard.reader.loader.Loader;
  * copies: {@code LoaderOptions.builder().allocator(backend.hostAllocator())}.
  */
 public final class LoaderBatchSource implements HostBatchSource {
-    private final Epoch epoch;
+    private Epoch epoch;
     private final int slots;
     private final SlotView[] views;
 
+    /** @param epoch the epoch to read, or {@code null} until {@link #epoch(Epoch)} names one */
     public LoaderBatchSource(Loader loader, Epoch epoch) {
         if (loader.slots() < 2) {
             throw new IllegalArgumentException("the loader needs at least 2 ring slots (prefetch >= 2) to feed a device"
@@ -28,8 +29,20 @@ public final class LoaderBatchSource implements HostBatchSource {
         }
     }
 
+    /** Re-aims this source at another epoch of the same loader (with {@link DeviceBatchStream#restart}). */
+    public LoaderBatchSource epoch(Epoch next) {
+        if (next == null) {
+            throw new IllegalArgumentException("epoch is required");
+        }
+        epoch = next;
+        return this;
+    }
+
     @Override
     public HostBatch next() {
+        if (epoch == null) {
+            throw new IllegalStateException("no epoch to read: call epoch(loader.epoch(n)) first");
+        }
         if (!epoch.hasNext()) {
             return null;
         }

@@ -186,4 +186,24 @@ class DeviceBatchStreamTest {
             assertTrue(!fed.dataWait().warned(), "waited " + fed.dataWait().dataWaitPercent() + " %");
         }
     }
+
+    @Test
+    void restartContinuesWithTheNextSourceOnlyAfterTheCurrentOneEnded() {
+        try (HostBackend backend = new HostBackend();
+             DeviceBatchStream stream = new DeviceBatchStream(source(2, 0),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+            stream.next().close();
+            assertThrows(IllegalStateException.class, () -> stream.restart(source(1, 0)), "batches still to come");
+            stream.next().close();
+            assertNull(stream.next());
+            stream.restart(source(3, 0));
+            int seen = 0;
+            for (DeviceBatch b = stream.next(); b != null; b = stream.next()) {
+                b.close();
+                seen++;
+            }
+            assertEquals(3, seen);
+            assertEquals(5, stream.stats().batches(), "statistics carry over");
+        }
+    }
 }

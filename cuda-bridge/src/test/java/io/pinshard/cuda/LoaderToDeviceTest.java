@@ -105,4 +105,34 @@ class LoaderToDeviceTest {
             assertThrows(IllegalArgumentException.class, () -> new LoaderBatchSource(loader, epoch));
         }
     }
+
+    @Test
+    void oneStreamServesSeveralEpochsAndGivesEverySlotBack() {
+        try (Dataset dataset = Dataset.open(dir);
+             HostBackend backend = new HostBackend();
+             Loader loader = Loader.open(dataset, options(3));
+             DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, new PipelineOptions(BATCH, CROP, CROP, 3, null))) {
+            LoaderBatchSource source = new LoaderBatchSource(loader, null);
+            assertThrows(IllegalStateException.class, source::next);
+            DeviceBatchStream stream = new DeviceBatchStream(source, pipeline, 2);
+            long perEpoch = loader.batchesPerEpoch();
+            for (int e = 0; e < 3; e++) {
+                // loader.epoch(e) would throw if a batch of the previous epoch were still held.
+                try (Epoch epoch = loader.epoch(e)) {
+                    source.epoch(epoch);
+                    if (e > 0) {
+                        stream.restart(source);
+                    }
+                    int seen = 0;
+                    for (DeviceBatch batch = stream.next(); batch != null; batch = stream.next()) {
+                        batch.close();
+                        seen++;
+                    }
+                    pipeline.awaitCopies();
+                    assertEquals(perEpoch, seen, "epoch " + e);
+                }
+            }
+            assertEquals(3 * perEpoch, stream.stats().batches());
+        }
+    }
 }
