@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Benchmark)
 public class DatasetOpenBenchmark extends PinshardBenchmark {
     @Param("1000000")
-    public int records;
+    public int indexRecords;
 
     @Param({"true", "false"})
     public boolean checkIndexCrc;
@@ -35,7 +35,7 @@ public class DatasetOpenBenchmark extends PinshardBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         ForkFlags.requirePresent();
-        directory = BenchmarkInputs.tinyDataset(ImageCollection.defaultCacheRoot().resolve("jmh-inputs"), records, System.err);
+        directory = BenchmarkInputs.tinyDataset(ImageCollection.defaultCacheRoot().resolve("jmh-inputs"), indexRecords, System.err);
     }
 
     @Benchmark

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Thread)
 public class RecordAccessBenchmark extends PinshardBenchmark {
     @Param("1000000")
-    public int records;
+    public int indexRecords;
 
     @Param({"random", "sequential"})
     public String order;
@@ -42,14 +42,14 @@ public class RecordAccessBenchmark extends PinshardBenchmark {
     public void setUp() throws IOException {
         ForkFlags.requirePresent();
         dataset = Dataset.open(BenchmarkInputs.tinyDataset(ImageCollection.defaultCacheRoot().resolve("jmh-inputs"),
-            records, System.err));
-        sequence = new int[records];
-        for (int i = 0; i < records; i++) {
+            indexRecords, System.err));
+        sequence = new int[indexRecords];
+        for (int i = 0; i < indexRecords; i++) {
             sequence[i] = i;
         }
         if (order.equals("random")) {
             SplittableRandom random = new SplittableRandom(7);
-            for (int i = records - 1; i > 0; i--) {
+            for (int i = indexRecords - 1; i > 0; i--) {
                 int j = random.nextInt(i + 1);
                 int t = sequence[i];
                 sequence[i] = sequence[j];
