@@ -67,4 +67,13 @@ class InspectAndVerifyCommandTest {
         assertEquals(2, CommandTestSupport.run("verify", "--no-such-option", empty.toString()).exitCode());
         assertEquals(2, CommandTestSupport.run("inspect", empty.toString()).exitCode());
     }
+
+    @Test
+    void dumpAnnotatesTheCommittedTestVector() {
+        Path vector = Path.of(System.getProperty("pinshard.repo"), "format-spec/test-vectors/raw-2x3.pinshard");
+        CommandTestSupport.Result result = CommandTestSupport.run("dump", vector.toString());
+        assertEquals(0, result.exitCode(), result.err());
+        assertTrue(result.out().contains("PINSHARD") && result.out().contains("DRAHSNIP"), result.out());
+        assertEquals(1, CommandTestSupport.run("dump", Path.of(System.getProperty("pinshard.repo"), "README.md").toString()).exitCode());
+    }
 }

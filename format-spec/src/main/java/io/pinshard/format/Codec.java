@@ -6,7 +6,7 @@ public enum Codec {
     RAW(0, "raw"),
     /** One LZ4 block (no frame) whose decompressed content is exactly the {@link #RAW} pixels. */
     LZ4(1, "lz4"),
-    /** A complete JPEG (JFIF) stream whose decoded size equals the entry's height and width. */
+    /** A complete JPEG stream whose frame is height x width, decoded to 1 (gray) or 3 (RGB) channels. */
     JPEG(2, "jpeg");
 
     private static final Codec[] BY_ID = {RAW, LZ4, JPEG};

@@ -112,6 +112,10 @@ public final class IndexEntryFlyweight {
         if (channels != 1 && channels != 3 && channels != 4) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "channel count " + channels + " is not 1, 3 or 4");
         }
+        if (codec == Codec.JPEG && channels == 4) {
+            // JPEG has no alpha channel: such an entry could never be decoded as its shape says.
+            throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "jpeg records hold 1 or 3 channels, not 4");
+        }
         long decoded = ShardLayout.decodedBytes(height, width, channels);
         if (decoded > MAX_DECODED_BYTES) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "decoded size " + decoded + " bytes is too large");

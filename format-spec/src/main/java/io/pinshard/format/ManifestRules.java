@@ -16,7 +16,8 @@ final class ManifestRules {
             throw bad(name, "format is not \"" + DatasetManifest.FORMAT + "\"", Kind.BAD_MANIFEST);
         }
         String version = manifest.formatVersion();
-        if (version == null || !version.matches("\\d+\\.\\d+")) {
+        // At most 9 digits each, so parsing cannot overflow.
+        if (version == null || !version.matches("\\d{1,9}\\.\\d{1,9}")) {
             throw bad(name, "formatVersion is missing or malformed: " + version, Kind.BAD_MANIFEST);
         }
         if (Integer.parseInt(version.substring(0, version.indexOf('.'))) != ShardHeaderDescriptor.MAJOR_VERSION) {
@@ -36,7 +37,10 @@ final class ManifestRules {
                 || file.equals(".") || !files.add(file)) {
                 throw bad(name, "shard file name " + file + " is not a unique plain file name", Kind.BAD_MANIFEST);
             }
-            if (shard.records() < 0 || shard.bytes() < ShardLayout.MIN_SHARD_BYTES
+            // A shard holds at most one 40-byte index entry per byte it has, which also keeps the sums below
+            // from overflowing.
+            if (shard.records() < 0 || shard.records() > shard.bytes() / IndexEntryDescriptor.LENGTH
+                || shard.bytes() < ShardLayout.MIN_SHARD_BYTES
                 || shard.bytes() > ShardLayout.MAX_SHARD_BYTES || shard.crc32c() == null
                 || !shard.crc32c().matches("[0-9a-f]{8}")) {
                 throw bad(name, "shard " + file + " has invalid records, bytes or crc32c", Kind.BAD_MANIFEST);

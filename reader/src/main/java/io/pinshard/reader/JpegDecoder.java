@@ -4,6 +4,7 @@ import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR_RGB;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_GRAYSCALE;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecode;
 
 import org.bytedeco.opencv.opencv_core.Mat;
@@ -29,7 +30,8 @@ final class JpegDecoder {
         try (Mat encoded = new Mat(1, length, CV_8UC1, source.at(address, length));
              Mat decoded = new Mat(height, width, channels == 1 ? CV_8UC1 : CV_8UC3,
                  target.at(destination, (long) height * width * channels))) {
-            imdecode(encoded, channels == 1 ? IMREAD_GRAYSCALE : IMREAD_COLOR_RGB, decoded);
+            // The stored frame is the image (SPEC.md, section 6): an Exif orientation tag must not rotate it.
+            imdecode(encoded, (channels == 1 ? IMREAD_GRAYSCALE : IMREAD_COLOR_RGB) | IMREAD_IGNORE_ORIENTATION, decoded);
             if (decoded.empty()) {
                 return "jpeg payload cannot be decoded";
             }

@@ -1,6 +1,7 @@
 package io.pinshard.reader;
 
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.JpegFrame;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import java.nio.ByteBuffer;
@@ -61,6 +62,7 @@ public final class RecordDecoder {
             }
             case LZ4 -> decompressLz4(record, address, decoded);
             case JPEG -> {
+                checkJpegFrame(record);
                 if (jpeg == null) {
                     jpeg = new JpegDecoder();
                 }
@@ -73,6 +75,21 @@ public final class RecordDecoder {
             default -> throw new IllegalStateException("unreachable: validated codec " + record.codec());
         }
         return decoded;
+    }
+
+    /** The stream's own frame must match the index before OpenCV allocates anything from it. */
+    private static void checkJpegFrame(RecordView record) {
+        long frame = JpegFrame.read(record.buffer(), record.payloadOffset(), record.payloadLength());
+        if (frame == JpegFrame.MALFORMED) {
+            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "jpeg payload has no frame header or does not end with EOI");
+        }
+        int components = JpegFrame.components(frame);
+        if (JpegFrame.height(frame) != record.height() || JpegFrame.width(frame) != record.width()
+            || (components != 1 && components != 3 && components != 4)) {
+            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "jpeg frame is " + JpegFrame.height(frame) + "x"
+                + JpegFrame.width(frame) + " with " + components + " components, the index says "
+                + record.height() + "x" + record.width() + "x" + record.channels());
+        }
     }
 
     private void decompressLz4(RecordView record, long address, int decoded) {
