@@ -13,8 +13,8 @@ jar="$root/jmh/target/benchmarks.jar"
 results="$root/jmh/results"
 
 case "$mode" in
-  quick) records=256; index_records=100000; iterations=(-wi 1 -w 1s -i 1 -r 1s) ;;
-  full)  records=2048; index_records=1000000; iterations=(-wi 2 -w 3s -i 3 -r 4s) ;;
+  quick) records=1024; index_records=100000; convert_images=8; iterations=(-wi 1 -w 1s -i 1 -r 1s) ;;
+  full)  records=4096; index_records=1000000; convert_images=40; iterations=(-wi 2 -w 3s -i 3 -r 4s) ;;
   *) echo "usage: jmh/run.sh quick|full [JMH args]" >&2; exit 2 ;;
 esac
 
@@ -35,6 +35,7 @@ mkdir -p "$results"
   "$results/$mode-inputs.txt"
 
 jmh_args=("${iterations[@]}" -f 1 -prof gc -p "records=$records" -p "indexRecords=$index_records"
+          -p "images=$convert_images"
           -rf json -rff "$results/$mode.json" "$@")
 # shellcheck disable=SC2206
 [[ -n "${JMH_EXTRA:-}" ]] && jmh_args+=(${JMH_EXTRA})

@@ -22,7 +22,8 @@ import java.util.StringJoiner;
  * Usage: {@code ResultsTable RESULTS.json OUT.md MODE COMMAND [INPUTS_DESCRIPTION_FILE]}.
  */
 public final class ResultsTable {
-    static final String BEFORE = "NaiveLoaderBenchmark.loadOneSample input=full-size-jpeg";
+    static final String BEFORE_BENCHMARK = "NaiveLoaderBenchmark.loadOneSample";
+    static final String BEFORE_PARAM = "input=full-size-jpeg";
 
     /** One benchmark result, reduced to what the table shows. */
     record Row(String benchmark, String params, double score, double error, String unit, double imagesPerOp,
@@ -107,7 +108,8 @@ public final class ResultsTable {
     }
 
     static String render(List<Row> rows, String mode, String command, String inputs, String machine) {
-        double before = rows.stream().filter(r -> (r.shortName() + " " + r.params()).startsWith(BEFORE))
+        double before = rows.stream()
+            .filter(r -> r.shortName().equals(BEFORE_BENCHMARK) && List.of(r.params().split(" ")).contains(BEFORE_PARAM))
             .mapToDouble(Row::imagesPerSecond).findFirst().orElse(Double.NaN);
         StringBuilder md = new StringBuilder();
         md.append("# pinshard benchmarks (").append(mode).append(")\n\n");
@@ -130,7 +132,7 @@ public final class ResultsTable {
                 .append(" | ").append(row.unit())
                 .append(" | ").append(Double.isNaN(images) ? "-" : number(images))
                 .append(" | ").append(Double.isNaN(images) || Double.isNaN(before) ? "-"
-                    : String.format(Locale.ROOT, "%.1fx", images / before))
+                    : String.format(Locale.ROOT, images / before >= 100 ? "%,.0fx" : "%.1fx", images / before))
                 .append(" | ").append(Double.isNaN(row.allocNormBytes()) ? "-" : number(row.allocNormBytes()))
                 .append(" | ").append(Double.isNaN(images) || Double.isNaN(row.allocNormBytes()) ? "-"
                     : number(row.allocNormBytes() / row.imagesPerOp()))
