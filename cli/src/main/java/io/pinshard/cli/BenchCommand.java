@@ -1,0 +1,157 @@
+package io.pinshard.cli;
+
+import io.pinshard.format.Json;
+import io.pinshard.format.ShardFormatException;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.loader.Batch;
+import io.pinshard.reader.loader.Epoch;
+import io.pinshard.reader.loader.HeapCounter;
+import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.LoaderMode;
+import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.reader.loader.LoaderStats;
+import io.pinshard.reader.loader.SampleOrder;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code pinshard bench DIR}: loader-only throughput (the input pipeline measured on its own, with a
+ * trainer that does nothing but take and release batches), plus the heap bytes per batch.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Measure loader throughput alone: images/s, MB/s, data-wait, heap bytes per batch.")
+final class BenchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
+    Path directory;
+
+    @Option(names = "--batch", defaultValue = "256", description = "Batch size (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--crop", defaultValue = "224", description = "Output side in pixels (default ${DEFAULT-VALUE}).")
+    int crop;
+
+    @Option(names = "--workers", description = "Worker threads (default: available processors).")
+    Integer workers;
+
+    @Option(names = "--prefetch", description = "Ring slots (default: max(2, 2 x workers)).")
+    Integer prefetch;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "Measured seconds (default ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds before measuring (default ${DEFAULT-VALUE}).")
+    double warmup;
+
+    @Option(names = "--order", defaultValue = "random", description = "random, sequential or quasi-random (default ${DEFAULT-VALUE}).")
+    String order;
+
+    @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")
+    boolean eval;
+
+    @Option(names = "--check-crc", description = "Check every payload's CRC32C.")
+    boolean checkCrc;
+
+    @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Print one JSON object instead of a table.")
+    boolean json;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop).order(SampleOrder.parse(order))
+            .seed(seed).checkCrc(checkCrc).mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN)
+            // No trainer here: data wait is ~100 % by design, so the guard's warning would only add noise.
+            .dataWaitWarning(1e9, 50);
+        if (workers != null) {
+            builder.workers(workers);
+        }
+        if (prefetch != null) {
+            builder.prefetch(prefetch);
+        }
+        LoaderOptions options = builder.build();
+        Map<String, Object> result;
+        try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
+            result = measure(dataset, loader, options);
+        } catch (ShardFormatException e) {
+            spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
+            return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(new String(Json.compact(result), StandardCharsets.UTF_8));
+        } else {
+            result.forEach((key, value) -> out.printf(Locale.ROOT, "%-22s %s%n", key,
+                value instanceof Double d ? String.format(Locale.ROOT, "%.1f", d) : value));
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
+    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options) {
+        int epoch = 0;
+        long warmupEnd = System.nanoTime() + (long) (warmup * 1e9);
+        do {
+            runEpoch(loader, epoch++);
+        } while (System.nanoTime() < warmupEnd);
+        LoaderStats before = loader.stats();
+        long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
+        long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
+        do {
+            runEpoch(loader, epoch++);
+        } while (System.nanoTime() < measureEnd);
+        long consumerHeap = HeapCounter.currentThreadAllocatedBytes() - consumerHeapBefore;
+        LoaderStats after = loader.stats();
+        double elapsed = after.seconds() - before.seconds();
+        long images = after.images() - before.images();
+        long batches = after.batches() - before.batches();
+        long heap = after.workerHeapBytes() - before.workerHeapBytes() + consumerHeap;
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("dataset", directory.toString());
+        result.put("records", dataset.size());
+        result.put("images_per_s", images / elapsed);
+        result.put("mb_per_s", images * (double) crop * crop * 3 / 1e6 / elapsed);
+        result.put("source_mb_per_s", (after.sourceMegabytesPerSecond() * after.seconds()
+            - before.sourceMegabytesPerSecond() * before.seconds()) / elapsed);
+        result.put("data_wait_pct", after.dataWaitPercent());
+        result.put("worker_busy_pct", (after.workerBusyPercent() * after.seconds()
+            - before.workerBusyPercent() * before.seconds()) / elapsed);
+        result.put("heap_bytes_per_batch", batches > 0 ? (double) heap / batches : 0.0);
+        result.put("workers", options.workers());
+        result.put("batch", options.batchSize());
+        result.put("crop", options.crop());
+        result.put("prefetch", options.prefetch());
+        result.put("order", options.order().label());
+        result.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
+        result.put("seconds", elapsed);
+        result.put("epochs", epoch);
+        result.put("images", images);
+        result.put("batches", batches);
+        result.put("skipped_records", after.skippedRecords());
+        result.put("allocator", options.allocator().name());
+        return result;
+    }
+
+    private static void runEpoch(Loader loader, int epoch) {
+        try (Epoch batches = loader.epoch(epoch)) {
+            while (batches.hasNext()) {
+                try (Batch batch = batches.next()) {
+                    // loader-only: the trainer takes the batch and gives it back
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.pinshard.cli;
+
+import static org.bytedeco.opencv.global.opencv_imgcodecs.imread;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pinshard.format.Codec;
+import io.pinshard.writer.DatasetWriter;
+import io.pinshard.writer.DatasetWriterOptions;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.bytedeco.opencv.opencv_core.Mat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class LoaderCommandsTest {
+    @TempDir
+    Path temp;
+
+    private Path dataset() throws Exception {
+        Path dir = temp.resolve("data");
+        try (DatasetWriter writer = new DatasetWriter(dir, DatasetWriterOptions.defaults().withClasses(List.of("x", "y")))) {
+            for (int r = 0; r < 24; r++) {
+                int h = 30 + r, w = 40 + 2 * r;
+                byte[] pixels = new byte[h * w * 3];
+                for (int i = 0; i < pixels.length; i++) {
+                    pixels[i] = (byte) (i * 7 + r * 13);
+                }
+                writer.appendPixels(new UnsafeBuffer(pixels), 0, h, w, 3, r % 2, "img-" + r, Codec.RAW);
+            }
+            writer.finish();
+        }
+        return dir;
+    }
+
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine command = PinshardCommand.newCommandLine();
+        command.setOut(new PrintWriter(out));
+        command.setErr(new PrintWriter(err));
+        int status = command.execute(args);
+        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+    }
+
+    @Test
+    void benchPrintsOneJsonObjectWithTheFigures() throws Exception {
+        String[] result = run("bench", dataset().toString(), "--batch", "5", "--crop", "16", "--workers", "2",
+            "--seconds", "0.3", "--warmup", "0.1", "--order", "quasi-random", "--json");
+        assertEquals("0", result[0], result[2]);
+        JsonNode json = new ObjectMapper().readTree(result[1]);
+        for (String key : List.of("images_per_s", "mb_per_s", "data_wait_pct", "heap_bytes_per_batch", "workers",
+            "batch", "crop")) {
+            assertTrue(json.has(key), key + " in " + result[1]);
+        }
+        assertEquals(5, json.get("batch").asInt());
+        assertEquals(16, json.get("crop").asInt());
+        assertEquals(2, json.get("workers").asInt());
+        assertTrue(json.get("images_per_s").asDouble() > 0);
+        assertEquals(json.get("images").asDouble() * 16 * 16 * 3 / 1e6 / json.get("seconds").asDouble(),
+            json.get("mb_per_s").asDouble(), 1e-6);
+    }
+
+    @Test
+    void benchRefusesWhatIsNotADataset() {
+        String[] result = run("bench", temp.resolve("missing").toString(), "--seconds", "0.1");
+        assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), result[0]);
+        assertTrue(result[2].contains("not a directory"), result[2]);
+    }
+
+    @Test
+    void previewWritesAContactSheet() throws Exception {
+        Path sheet = temp.resolve("sheet.png");
+        String[] result = run("preview", dataset().toString(), "--out", sheet.toString(), "--count", "6", "--crop", "32",
+            "--epochs", "2");
+        assertEquals("0", result[0], result[2]);
+        try (Mat image = imread(sheet.toString())) {
+            assertEquals(4 * (32 + 4) + 4, image.rows(), "stored row, two training rows, one eval row");
+            assertEquals(6 * (32 + 4) + 4, image.cols());
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.pinshard.reader.loader;
+
+import static org.bytedeco.opencv.global.opencv_core.CV_8UC;
+import static org.bytedeco.opencv.global.opencv_core.flip;
+import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_GRAY2RGB;
+import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGBA2RGB;
+import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
+import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
+import static org.bytedeco.opencv.global.opencv_imgproc.resize;
+
+import org.bytedeco.opencv.opencv_core.Mat;
+import org.bytedeco.opencv.opencv_core.Size;
+
+/**
+ * Crop box -> bilinear resize -> optional mirror, from any uint8 image in native memory (a mapped raw
+ * payload, decompressed or decoded scratch) straight into a batch slot, through OpenCV's SIMD
+ * {@code resize} (INTER_LINEAR, half-pixel centres as torchvision) on re-aimed headers. OpenCV beat a
+ * separable Java bilinear (precomputed column indices and weights) by about 2x on this machine.
+ */
+final class CropResizer implements AutoCloseable {
+    private final int crop;
+    private final Size size;
+    private final MatHeader source = new MatHeader();
+    private final MatHeader target = new MatHeader();
+    private final Mat resized3;
+    private final Mat resized1;
+    private final Mat resized4;
+    private final Mat converted;
+
+    CropResizer(int crop) {
+        this.crop = crop;
+        this.size = new Size(crop, crop);
+        this.resized3 = new Mat(crop, crop, CV_8UC(3));
+        this.resized1 = new Mat(crop, crop, CV_8UC(1));
+        this.resized4 = new Mat(crop, crop, CV_8UC(4));
+        this.converted = new Mat(crop, crop, CV_8UC(3));
+    }
+
+    /**
+     * Writes the {@code crop x crop x 3} RGB result of {@code box} of the image at {@code image} (rows
+     * {@code step} bytes apart, {@code channels} of 1, 3 or 4) to {@code destination}.
+     */
+    void resizeInto(long image, long step, int channels, CropBox box, long destination) {
+        Mat roi = source.point(image + box.y * step + (long) box.x * channels, box.height, box.width, channels, step);
+        Mat out = target.point(destination, crop, crop, 3, crop * 3L);
+        if (channels == 3) {
+            if (box.flip) {
+                resize(roi, resized3, size, 0, 0, INTER_LINEAR);
+                flip(resized3, out, 1);
+            } else {
+                resize(roi, out, size, 0, 0, INTER_LINEAR);
+            }
+            return;
+        }
+        Mat resized = channels == 1 ? resized1 : resized4;
+        int conversion = channels == 1 ? COLOR_GRAY2RGB : COLOR_RGBA2RGB;
+        resize(roi, resized, size, 0, 0, INTER_LINEAR);
+        if (box.flip) {
+            cvtColor(resized, converted, conversion);
+            flip(converted, out, 1);
+        } else {
+            cvtColor(resized, out, conversion);
+        }
+    }
+
+    @Override
+    public void close() {
+        source.close();
+        target.close();
+        resized3.close();
+        resized1.close();
+        resized4.close();
+        converted.close();
+        size.close();
+    }
+}

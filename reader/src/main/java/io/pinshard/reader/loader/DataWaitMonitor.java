@@ -1,0 +1,123 @@
+package io.pinshard.reader.loader;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data-wait guard: per training step, how long the trainer waited for data and how long the whole
+ * step took (from the end of one wait to the end of the next). When waiting exceeds a fraction of step
+ * time over a window of steps it logs one SLF4J warning with the figures and a hint, once per monitor.
+ *
+ * <p>The loader feeds one for its host batches; a stage after it (the cuda-bridge waiting for a device
+ * batch) makes its own with its own hint and brackets its wait with {@link #waitStarted()} /
+ * {@link #waitEnded(long)}. Single-threaded writer (the trainer's thread); readers on other threads see
+ * recent figures. Allocation-free except for the one warning.
+ */
+public final class DataWaitMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(DataWaitMonitor.class);
+
+    private final String what;
+    private final String hint;
+    private final double warnFraction;
+    private final int windowSteps;
+    private final int warmupSteps;
+    private long lastWaitEnd = -1;
+    private long windowWait;
+    private long windowStep;
+    private int windowCount;
+    private volatile long totalWait;
+    private volatile long totalStep;
+    private volatile long steps;
+    private volatile long lastWaitNanos;
+    private volatile boolean warned;
+
+    /**
+     * @param what         what is waited for, for the warning ("host batches from the loader")
+     * @param hint         what to try when it fires
+     * @param warnFraction wait / step time above which to warn (0.10)
+     * @param windowSteps  steps per window
+     * @param warmupSteps  first steps left out (start-up fills the pipeline)
+     */
+    public DataWaitMonitor(String what, String hint, double warnFraction, int windowSteps, int warmupSteps) {
+        if (warnFraction <= 0 || windowSteps < 1 || warmupSteps < 0) {
+            throw new IllegalArgumentException("need fraction > 0, window >= 1, warm-up >= 0");
+        }
+        this.what = what;
+        this.hint = hint;
+        this.warnFraction = warnFraction;
+        this.windowSteps = windowSteps;
+        this.warmupSteps = warmupSteps;
+    }
+
+    /** Call before blocking for data; pass the result to {@link #waitEnded(long)}. */
+    public long waitStarted() {
+        return System.nanoTime();
+    }
+
+    /** Call when the data arrived. */
+    public void waitEnded(long startedNanos) {
+        long now = System.nanoTime();
+        record(now - startedNanos, now);
+    }
+
+    /** Records one step whose data wait was {@code waitNanos} and which ended its wait at {@code nowNanos}. */
+    public void record(long waitNanos, long nowNanos) {
+        lastWaitNanos = waitNanos;
+        long previous = lastWaitEnd;
+        lastWaitEnd = nowNanos;
+        if (previous < 0) {
+            return; // the first wait has no step before it
+        }
+        long step = Math.max(nowNanos - previous, waitNanos);
+        long counted = steps + 1;
+        steps = counted;
+        if (counted <= warmupSteps) {
+            return;
+        }
+        totalWait += waitNanos;
+        totalStep += step;
+        windowWait += waitNanos;
+        windowStep += step;
+        if (++windowCount >= windowSteps) {
+            if (!warned && windowStep > 0 && windowWait > warnFraction * windowStep) {
+                warned = true;
+                LOG.warn("data wait: training waited {}% of step time for {} over the last {} steps "
+                        + "(mean wait {} ms per step of {} ms; threshold {}%). {}",
+                    String.format("%.1f", 100.0 * windowWait / windowStep), what, windowCount,
+                    String.format("%.2f", windowWait / 1e6 / windowCount),
+                    String.format("%.2f", windowStep / 1e6 / windowCount),
+                    String.format("%.0f", 100 * warnFraction), hint);
+            }
+            windowWait = 0;
+            windowStep = 0;
+            windowCount = 0;
+        }
+    }
+
+    /** Share of step time spent waiting since start-up, in percent (0 before any step). */
+    public double dataWaitPercent() {
+        long step = totalStep;
+        return step == 0 ? 0 : 100.0 * totalWait / step;
+    }
+
+    public long totalWaitNanos() {
+        return totalWait;
+    }
+
+    public long totalStepNanos() {
+        return totalStep;
+    }
+
+    public long steps() {
+        return steps;
+    }
+
+    public long lastWaitNanos() {
+        return lastWaitNanos;
+    }
+
+    /** Whether the warning has fired. */
+    public boolean warned() {
+        return warned;
+    }
+}

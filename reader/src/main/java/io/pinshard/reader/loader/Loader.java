@@ -1,0 +1,301 @@
+package io.pinshard.reader.loader;
+
+import io.pinshard.format.Codec;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bytedeco.opencv.global.opencv_core;
+
+/**
+ * The training data loader: a dataset's records as fixed-size NHWC uint8 batches in off-heap memory,
+ * augmented by worker threads, with no JVM heap traffic per batch. Built once, iterated per epoch:
+ *
+ * <pre>{@code
+ * try (Dataset dataset = Dataset.open(dir);
+ *      Loader loader = Loader.open(dataset, LoaderOptions.builder().batchSize(256).crop(224).seed(42).build())) {
+ *     for (int epoch = 0; epoch < epochs; epoch++) {
+ *         try (Epoch batches = loader.epoch(epoch)) {
+ *             for (Batch batch : batches) {
+ *                 try (batch) {
+ *                     train(batch.address(), batch.size(), batch.labelsAddress());
+ *                 }
+ *             }
+ *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * Determinism: batch {@code k} of epoch {@code e} holds the same records, cropped the same way, for a
+ * given seed whatever the number of workers and their scheduling (see {@link EpochPlan} for the order
+ * and the distributed split). One consumer thread iterates an epoch; batches may be released from any
+ * thread (see {@link Batch}). {@link #close()} stops every thread and frees all native memory.
+ */
+public final class Loader implements AutoCloseable {
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private final Dataset dataset;
+    private final LoaderOptions options;
+    private final String name;
+    private final EpochPlan plan;
+    private final BatchRing ring;
+    private final SampleProcessor[] processors;
+    private final RecordView[] views;
+    private final DataWaitMonitor dataWait;
+    private Run run;
+    private long images;
+    private long batches;
+    private long finishedRunNanos;
+    private boolean closed;
+
+    private Loader(Dataset dataset, LoaderOptions options) {
+        this.dataset = dataset;
+        this.options = options;
+        this.name = "pinshard-loader-" + IDS.incrementAndGet();
+        long[] firstRecord = new long[dataset.shardCount() + 1];
+        for (int s = 0; s <= dataset.shardCount(); s++) {
+            firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
+        }
+        this.plan = new EpochPlan(dataset.size(), firstRecord, options);
+        int maxDecoded = 0;
+        boolean lz4 = false;
+        RecordView view = new RecordView();
+        for (long r = 0; r < dataset.size(); r++) {
+            dataset.record(r, view);
+            if (view.codec() == Codec.LZ4) {
+                lz4 = true;
+                maxDecoded = Math.max(maxDecoded, view.decodedBytes());
+            }
+            if (view.codec() != Codec.JPEG && view.channels() != 1 && view.channels() != 3 && view.channels() != 4) {
+                throw new IllegalArgumentException(view + " has " + view.channels() + " channels; the loader reads 1, 3 or 4");
+            }
+        }
+        opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
+        this.ring = new BatchRing(options);
+        this.processors = new SampleProcessor[options.workers()];
+        this.views = new RecordView[options.workers()];
+        try {
+            for (int w = 0; w < processors.length; w++) {
+                processors[w] = new SampleProcessor(options, maxDecoded, lz4);
+                views[w] = new RecordView();
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+        this.dataWait = new DataWaitMonitor("host batches from " + name,
+            "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
+                + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
+            options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+    }
+
+    /** Builds a loader over an open dataset (which must stay open while the loader is used). */
+    public static Loader open(Dataset dataset, LoaderOptions options) {
+        return new Loader(dataset, options);
+    }
+
+    public Dataset dataset() {
+        return dataset;
+    }
+
+    public LoaderOptions options() {
+        return options;
+    }
+
+    /** Thread name prefix of this loader's workers. */
+    public String name() {
+        return name;
+    }
+
+    /** Batches each rank gets per epoch (equal on every rank). */
+    public long batchesPerEpoch() {
+        return plan.batches();
+    }
+
+    /** Samples each rank gets per epoch. */
+    public long samplesPerEpoch() {
+        return plan.samplesPerRank();
+    }
+
+    /** Ring slots (= {@link LoaderOptions#prefetch()}). */
+    public int slots() {
+        return ring.slots();
+    }
+
+    /** The data-wait guard fed by every {@code next()}. */
+    public DataWaitMonitor dataWait() {
+        return dataWait;
+    }
+
+    /** Starts epoch {@code epoch} from its first batch, stopping any epoch still running. */
+    public Epoch epoch(int epoch) {
+        return start(epoch, 0);
+    }
+
+    /** Continues a rank's epoch from a state exported by {@link Epoch#state()} with the same options. */
+    public Epoch resume(LoaderState state) {
+        if (state.seed() != options.seed() || state.worldSize() != options.worldSize() || state.rank() != options.rank()) {
+            throw new IllegalArgumentException("state " + state + " was saved with another seed, rank or world size than "
+                + "this loader's (seed " + options.seed() + ", rank " + options.rank() + " of " + options.worldSize() + ")");
+        }
+        if (state.batchesConsumed() > plan.batches()) {
+            throw new IllegalArgumentException("state " + state + " is past the end of the epoch (" + plan.batches()
+                + " batches)");
+        }
+        return start(state.epoch(), state.batchesConsumed());
+    }
+
+    private synchronized Epoch start(int epoch, long startBatch) {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch must be >= 0: " + epoch);
+        }
+        stopRun();
+        if (ring.heldBatches() > 0) {
+            throw new IllegalStateException(ring.heldBatches() + " batches of the previous epoch are still held: "
+                + "close them before starting epoch " + epoch);
+        }
+        plan.prepare(epoch);
+        ring.reset();
+        Run next = new Run(epoch, startBatch, ring.generation(), processors.length);
+        for (int w = 0; w < processors.length; w++) {
+            Thread thread = new Thread(new LoaderWorker(w, dataset, options, plan, ring, processors[w], views[w], next),
+                name + "-worker-" + w);
+            thread.setDaemon(true);
+            next.threads[w] = thread;
+        }
+        run = next;
+        for (Thread thread : next.threads) {
+            thread.start();
+        }
+        return new Epoch(this, next, plan, ring);
+    }
+
+    /** Stops {@code which} if it is still the current run. */
+    synchronized void stopRun(Run which) {
+        if (run == which) {
+            stopRun();
+        }
+    }
+
+    /** Stops the current run's workers and waits for them. */
+    synchronized void stopRun() {
+        Run current = run;
+        if (current == null) {
+            return;
+        }
+        current.stop();
+        boolean interrupted = false;
+        for (Thread thread : current.threads) {
+            while (thread != null && thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        finishedRunNanos += System.nanoTime() - current.startedNanos;
+        run = null;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void delivered(int samples) {
+        images += samples;
+        batches++;
+    }
+
+    /** Throughput and wait figures since the loader was opened. */
+    public LoaderStats stats() {
+        Run current = run;
+        long nanos = finishedRunNanos + (current != null ? System.nanoTime() - current.startedNanos : 0);
+        double seconds = nanos / 1e9;
+        long imageBytes = (long) options.crop() * options.crop() * 3;
+        double perSecond = seconds > 0 ? 1 / seconds : 0;
+        double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRing.BUSY_NANOS) / ((double) nanos * options.workers())
+            : 0;
+        return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
+            ring.workerCounterSum(BatchRing.PAYLOAD_BYTES) / 1e6 * perSecond, dataWait.dataWaitPercent(),
+            Math.min(100, busy), ring.workerCounterSum(BatchRing.SKIPPED), ring.workerCounterSum(BatchRing.HEAP_BYTES));
+    }
+
+    /** Stops every worker and frees all native memory, including that of batches still held. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stopRun();
+        for (SampleProcessor processor : processors) {
+            if (processor != null) {
+                processor.close();
+            }
+        }
+        if (ring != null) {
+            ring.close();
+        }
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** One run of worker threads over (part of) an epoch. */
+    static final class Run {
+        private final int epoch;
+        private final long startBatch;
+        private final long generation;
+        private final long startedNanos = System.nanoTime();
+        final Thread[] threads;
+        private volatile boolean stopping;
+        private volatile Throwable failure;
+        private volatile String failedThread;
+
+        Run(int epoch, long startBatch, long generation, int workers) {
+            this.epoch = epoch;
+            this.startBatch = startBatch;
+            this.generation = generation;
+            this.threads = new Thread[workers];
+        }
+
+        int epoch() {
+            return epoch;
+        }
+
+        long startBatch() {
+            return startBatch;
+        }
+
+        long generation() {
+            return generation;
+        }
+
+        boolean stopping() {
+            return stopping;
+        }
+
+        void stop() {
+            stopping = true;
+        }
+
+        synchronized void fail(Throwable cause) {
+            if (failure == null) {
+                failedThread = Thread.currentThread().getName();
+                failure = cause;
+            }
+            stopping = true;
+        }
+
+        Throwable failure() {
+            return failure;
+        }
+
+        String failedThread() {
+            return failedThread;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.pinshard.reader.loader;
+
+import io.pinshard.format.ShardFormatException;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+/**
+ * One worker thread's loop for one run of an epoch: claim the next sample position, wait for its slot,
+ * decode and crop the record into it, count it. Claims are in position order, so slots open in the order
+ * workers need them and no claim can wait on a later one.
+ */
+final class LoaderWorker implements Runnable {
+    private static final int MAX_REPLACEMENTS = 16;
+
+    private final int index;
+    private final Dataset dataset;
+    private final LoaderOptions options;
+    private final EpochPlan plan;
+    private final BatchRing ring;
+    private final SampleProcessor processor;
+    private final RecordView view;
+    private final Loader.Run run;
+    private final BackoffIdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
+
+    LoaderWorker(int index, Dataset dataset, LoaderOptions options, EpochPlan plan, BatchRing ring,
+                 SampleProcessor processor, RecordView view, Loader.Run run) {
+        this.index = index;
+        this.dataset = dataset;
+        this.options = options;
+        this.plan = plan;
+        this.ring = ring;
+        this.processor = processor;
+        this.view = view;
+        this.run = run;
+    }
+
+    @Override
+    public void run() {
+        long heapAtStart = HeapCounter.currentThreadAllocatedBytes();
+        try {
+            loop();
+        } finally {
+            long heapAtEnd = HeapCounter.currentThreadAllocatedBytes();
+            if (heapAtStart >= 0 && heapAtEnd >= 0) {
+                ring.addWorkerCounter(index, BatchRing.HEAP_BYTES, heapAtEnd - heapAtStart);
+            }
+        }
+    }
+
+    private void loop() {
+        int batchSize = options.batchSize();
+        int slots = ring.slots();
+        long firstPosition = run.startBatch() * batchSize;
+        long tickets = plan.samplesPerRank() - firstPosition;
+        try {
+            while (!run.stopping()) {
+                long ticket = ring.claimTicket();
+                if (ticket >= tickets) {
+                    return;
+                }
+                long sequence = ticket / batchSize;
+                int inBatch = (int) (ticket - sequence * batchSize);
+                int slot = (int) (sequence % slots);
+                if (!ring.awaitOpen(slot, sequence, idle, run)) {
+                    return;
+                }
+                long started = System.nanoTime();
+                fill(ring.batch(slot), inBatch, plan.recordAt(firstPosition + ticket));
+                ring.addWorkerCounter(index, BatchRing.BUSY_NANOS, System.nanoTime() - started);
+                ring.addWorkerCounter(index, BatchRing.SAMPLES, 1);
+                ring.sampleWritten(slot);
+            }
+        } catch (Throwable failure) {
+            run.fail(failure);
+        }
+    }
+
+    private void fill(Batch batch, int inBatch, int record) {
+        long destination = batch.address() + inBatch * ring.imageBytes();
+        int epoch = run.epoch();
+        long seed = options.seed();
+        for (int attempt = 0; ; attempt++) {
+            dataset.record(record, view);
+            try {
+                int bytes = processor.process(view, SplitMix.mix(seed, epoch, record), destination);
+                ring.addWorkerCounter(index, BatchRing.PAYLOAD_BYTES, bytes);
+                break;
+            } catch (ShardFormatException corrupt) {
+                if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                    throw corrupt;
+                }
+                ring.addWorkerCounter(index, BatchRing.SKIPPED, 1);
+                record = replacement(seed, epoch, record, attempt);
+            }
+        }
+        batch.putLabel(inBatch, view.label());
+        batch.putSampleId(inBatch, record);
+    }
+
+    /** The record that stands in for a corrupt one: a function of (seed, epoch, record, attempt) only. */
+    private int replacement(long seed, int epoch, int record, int attempt) {
+        return (int) Long.remainderUnsigned(SplitMix.mix(SplitMix.mix(seed, epoch), record, attempt + 1L),
+            plan.records());
+    }
+}

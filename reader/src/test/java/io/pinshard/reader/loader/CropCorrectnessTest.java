@@ -1,0 +1,104 @@
+package io.pinshard.reader.loader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pinshard.format.Codec;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
+import java.nio.file.Path;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every augmented crop equals a plain float reference of the same box, bilinear resize and flip. */
+class CropCorrectnessTest {
+    @TempDir
+    Path temp;
+
+    @Test
+    void trainCropsMatchTheReferenceWithinOneGreyLevel() throws Exception {
+        check(Codec.RAW, 3, LoaderMode.TRAIN, 24);
+        check(Codec.LZ4, 3, LoaderMode.TRAIN, 24);
+        check(Codec.RAW, 1, LoaderMode.TRAIN, 24);
+        check(Codec.RAW, 4, LoaderMode.TRAIN, 16);
+    }
+
+    @Test
+    void evalCropsMatchTheReference() throws Exception {
+        check(Codec.RAW, 3, LoaderMode.EVAL, 20);
+    }
+
+    private void check(Codec codec, int channels, LoaderMode mode, int crop) throws Exception {
+        Path dir = TestDatasets.write(temp.resolve(codec + "-" + channels + "-" + mode), 40, codec, channels, 1 << 20);
+        LoaderOptions options = TestDatasets.small().crop(crop).mode(mode).seed(11).build();
+        int flips = 0;
+        int boxesSmallerThanImage = 0;
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
+             Epoch epoch = loader.epoch(1)) {
+            SampleProcessor boxes = new SampleProcessor(options, 0, false);
+            RecordView view = new RecordView();
+            for (Batch batch : epoch) {
+                try (batch) {
+                    for (int i = 0; i < batch.size(); i++) {
+                        int record = (int) batch.sampleId(i);
+                        dataset.record(record, view);
+                        CropBox box = boxes.boxFor(view, SplitMix.mix(options.seed(), 1, record));
+                        flips += box.flip() ? 1 : 0;
+                        boxesSmallerThanImage += box.width() < view.width() ? 1 : 0;
+                        byte[] expected = reference(TestDatasets.pixels(record, view.height(), view.width(), channels),
+                            view.width(), channels, box, crop);
+                        byte[] actual = new byte[expected.length];
+                        new UnsafeBuffer(batch.imageAddress(i), actual.length).getBytes(0, actual);
+                        double meanError = 0;
+                        for (int k = 0; k < actual.length; k++) {
+                            meanError += Math.abs((actual[k] & 255) - (expected[k] & 255));
+                        }
+                        meanError /= actual.length;
+                        assertTrue(meanError <= 1.0, codec + " record " + record + " " + box + ": mean error "
+                            + meanError);
+                        assertEquals(view.label(), batch.label(i));
+                    }
+                }
+            }
+            boxes.close();
+        }
+        if (mode == LoaderMode.TRAIN) {
+            assertTrue(flips > 5 && flips < 35, "about half the crops are flipped: " + flips);
+            assertTrue(boxesSmallerThanImage > 20, "random boxes are mostly smaller than the image");
+        }
+    }
+
+    /** Straightforward bilinear (half-pixel centres, edge clamp) of the box to crop x crop, then RGB expansion and flip. */
+    static byte[] reference(byte[] image, int width, int channels, CropBox box, int crop) {
+        byte[] out = new byte[crop * crop * 3];
+        double sx = (double) box.width() / crop;
+        double sy = (double) box.height() / crop;
+        for (int y = 0; y < crop; y++) {
+            double fy = Math.max(0, (y + 0.5) * sy - 0.5);
+            int y0 = Math.min((int) fy, box.height() - 1);
+            int y1 = Math.min(y0 + 1, box.height() - 1);
+            double wy = Math.min(fy - y0, 1);
+            for (int x = 0; x < crop; x++) {
+                double fx = Math.max(0, (x + 0.5) * sx - 0.5);
+                int x0 = Math.min((int) fx, box.width() - 1);
+                int x1 = Math.min(x0 + 1, box.width() - 1);
+                double wx = Math.min(fx - x0, 1);
+                int outX = box.flip() ? crop - 1 - x : x;
+                for (int c = 0; c < 3; c++) {
+                    int sc = channels == 1 ? 0 : c;
+                    double v = (1 - wy) * ((1 - wx) * px(image, width, channels, box, y0, x0, sc)
+                        + wx * px(image, width, channels, box, y0, x1, sc))
+                        + wy * ((1 - wx) * px(image, width, channels, box, y1, x0, sc)
+                        + wx * px(image, width, channels, box, y1, x1, sc));
+                    out[(y * crop + outX) * 3 + c] = (byte) Math.round(v);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int px(byte[] image, int width, int channels, CropBox box, int y, int x, int c) {
+        return image[((box.y() + y) * width + box.x() + x) * channels + c] & 255;
+    }
+}

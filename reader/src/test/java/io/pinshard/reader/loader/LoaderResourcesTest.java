@@ -1,0 +1,159 @@
+package io.pinshard.reader.loader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.management.ThreadMXBean;
+import io.pinshard.format.Codec;
+import io.pinshard.reader.Dataset;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Zero heap in steady state, no leaked threads or native memory, and the batch holding contract. */
+class LoaderResourcesTest {
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void steadyStateAllocatesAtMostOneKibPerBatchAcrossAllLoaderThreads() throws Exception {
+        for (Codec codec : Codec.values()) {
+            Path dir = TestDatasets.write(temp.resolve(codec.label()), 600, codec, 3, 1 << 20);
+            double perBatch = heapBytesPerBatch(dir, codec);
+            System.out.printf("zero-heap: %s %.1f heap bytes per batch across loader threads and the consumer%n",
+                codec.label(), perBatch);
+            assertTrue(perBatch <= 1024, codec + ": " + perBatch + " heap bytes per batch");
+        }
+    }
+
+    /** Heap bytes per batch over every loader worker and the consumer, after a warm-up epoch. */
+    static double heapBytesPerBatch(Path dir, Codec codec) {
+        LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(24).workers(2).prefetch(4).seed(3).build();
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options)) {
+            try (Epoch warmup = loader.epoch(0)) {
+                drain(warmup, Long.MAX_VALUE);
+            }
+            try (Epoch epoch = loader.epoch(1)) {
+                drain(epoch, 20);
+                List<Thread> threads = loaderThreads(loader.name());
+                threads.add(Thread.currentThread());
+                long before = allocated(threads);
+                long batches = drain(epoch, 100);
+                long after = allocated(threads);
+                assertEquals(100, batches);
+                return (after - before) / (double) batches;
+            }
+        }
+    }
+
+    private static long drain(Epoch epoch, long max) {
+        long n = 0;
+        while (n < max && epoch.hasNext()) {
+            try (Batch batch = epoch.next()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static long allocated(List<Thread> threads) {
+        long sum = 0;
+        for (Thread thread : threads) {
+            sum += THREADS.getThreadAllocatedBytes(thread.getId());
+        }
+        return sum;
+    }
+
+    static List<Thread> loaderThreads(String prefix) {
+        List<Thread> found = new ArrayList<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith(prefix) && thread.isAlive()) {
+                found.add(thread);
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void thousandOpenIterateBreakCloseCyclesLeakNoThreadsAndNoNativeMemory() throws Exception {
+        Path dir = TestDatasets.write(temp.resolve("cycles"), 50, Codec.LZ4, 3, 1 << 20);
+        CountingAllocator batches = new CountingAllocator();
+        CountingAllocator scratch = new CountingAllocator();
+        LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(3)
+            .allocator(batches).scratchAllocator(scratch).build();
+        try (Dataset dataset = Dataset.open(dir)) {
+            for (int cycle = 0; cycle < 1000; cycle++) {
+                try (Loader loader = Loader.open(dataset, options); Epoch epoch = loader.epoch(cycle)) {
+                    for (Batch batch : epoch) {
+                        try (batch) {
+                            if (batch.index() == cycle % 3) {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(0, loaderThreads("pinshard-loader-").size(), "loader threads still alive");
+        assertEquals(0, batches.live.get(), "batch regions still allocated");
+        assertEquals(0, scratch.live.get(), "control regions still allocated");
+        assertEquals(3000, batches.allocated.get(), "3 slots per loader");
+    }
+
+    @Test
+    void batchesCanBeHeldReleasedOutOfOrderAndFromAnotherThread() throws Exception {
+        Path dir = TestDatasets.write(temp.resolve("hold"), 40, Codec.RAW, 3, 1 << 20);
+        LoaderOptions options = TestDatasets.small().batchSize(4).prefetch(3).order(SampleOrder.SEQUENTIAL).build();
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
+             Epoch epoch = loader.epoch(0)) {
+            Batch first = epoch.next();
+            Batch second = epoch.next();
+            Batch third = epoch.next();
+            assertEquals(8, third.sampleId(0));
+            assertThrows(IllegalStateException.class, epoch::next, "every slot held");
+            second.close(); // out of order
+            Thread releaser = new Thread(first::close);
+            releaser.start();
+            releaser.join();
+            first.close(); // idempotent
+            Batch fourth = epoch.next();
+            assertEquals(12, fourth.sampleId(0));
+            assertNotSame(second, third);
+            Batch fifth = epoch.next();
+            assertEquals(16, fifth.sampleId(0));
+            third.close();
+            fourth.close();
+            fifth.close();
+            long next = 20;
+            while (epoch.hasNext()) {
+                try (Batch batch = epoch.next()) {
+                    assertEquals(next, batch.sampleId(0));
+                    next += 4;
+                }
+            }
+            assertEquals(40, next);
+        }
+    }
+
+    @Test
+    void startingAnEpochWithBatchesStillHeldIsRefused() throws Exception {
+        Path dir = TestDatasets.write(temp.resolve("held"), 20, Codec.RAW, 3, 1 << 20);
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, TestDatasets.small().build())) {
+            Epoch epoch = loader.epoch(0);
+            Batch held = epoch.next();
+            assertThrows(IllegalStateException.class, () -> loader.epoch(1));
+            held.close();
+            try (Epoch next = loader.epoch(1)) {
+                assertTrue(next.hasNext());
+                next.next().close();
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Loader throughput against PyTorch's DataLoader on the same real photos, in one run.
+# Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
+#   Prepares (once) the cached photos at shorter side 320 as raw, lz4 and jpeg pinshard datasets plus the
+#   same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
+#   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
+#   markdown table. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds=10 workers=2 copies=24
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --workers) workers="$2"; shift 2 ;;
+    --copies) copies="$2"; shift 2 ;;
+    *) echo "usage: $0 [--seconds S] [--workers N] [--copies C]" >&2; exit 2 ;;
+  esac
+done
+data="${PINSHARD_BENCH_DATA:-$HOME/.cache/pinshard/bench-320-x$copies}"
+photos="$("$root/scripts/fetch-photos.sh")"
+cd "$root"
+./pinshard --version >/dev/null  # builds cli/target/pinshard.jar when stale
+if [[ ! -f "$data/.complete" ]]; then
+  echo "preparing $data (shorter side 320, INTER_AREA, $copies copies of each photo) ..." >&2
+  rm -rf "$data"
+  mvn -q -B -o -pl reader -am test-compile >&2
+  java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED \
+    -cp cli/target/pinshard.jar:reader/target/test-classes io.pinshard.reader.loader.PreparePhotos \
+    "$photos" "$data" 320 "$copies" >&2
+  touch "$data/.complete"
+fi
+/usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || { echo "bench-loader: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 3; }
+results="$(mktemp)"
+for codec in raw lz4 jpeg; do
+  echo "pinshard bench $codec ..." >&2
+  ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" --seconds "$seconds" --json 2>/dev/null \
+    | sed "s/^{/{\"loader\":\"pinshard-$codec\",/" >> "$results"
+done
+echo "pytorch ..." >&2
+/usr/bin/python3 scripts/bench_torch_loader.py "$data/jpeg-files" --batch 256 --crop 224 --workers "$workers" \
+  --seconds "$seconds" >> "$results"
+/usr/bin/python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+base = next(r for r in rows if r["loader"] == "pytorch")["images_per_s"]
+print("| loader | images/s | MB/s out | x PyTorch | heap B/batch | workers | batch | crop |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    heap = f'{r["heap_bytes_per_batch"]:.0f}' if "heap_bytes_per_batch" in r else "n/a"
+    print(f'| {r["loader"]} | {r["images_per_s"]:.0f} | {r["mb_per_s"]:.0f} | {r["images_per_s"] / base:.1f} | {heap} '
+          f'| {r["workers"]} | {r["batch"]} | {r["crop"]} |')
+PY
+rm -f "$results"
