@@ -24,7 +24,8 @@ class BenchmarkListTest {
         "io.pinshard.jmh.NaiveLoaderBenchmark.loadOneSample",
         "io.pinshard.jmh.DecodeBenchmark.decodeOneImage",
         "io.pinshard.jmh.DatasetOpenBenchmark.openAndClose",
-        "io.pinshard.jmh.RecordAccessBenchmark.accessOneRecord");
+        "io.pinshard.jmh.RecordAccessBenchmark.accessOneRecord",
+        "io.pinshard.jmh.LoaderBenchmark.nextBatch");
 
     static Set<BenchmarkListEntry> entries() {
         return BenchmarkList.defaultList().getAll(OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),
