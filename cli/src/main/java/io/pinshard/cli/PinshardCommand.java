@@ -6,8 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code pinshard} command: one subcommand per job. */
 @Command(name = "pinshard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
     description = "Pre-resized image shards and a zero-heap loader that keeps GPUs fed.",
-    subcommands = {InspectCommand.class, VerifyCommand.class, DumpCommand.class, BenchCommand.class,
-        PreviewCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {InspectCommand.class, VerifyCommand.class, ConvertCommand.class, MergeCommand.class,
+        DumpCommand.class, BenchCommand.class, PreviewCommand.class, CommandLine.HelpCommand.class})
 public final class PinshardCommand implements Runnable {
     /** Exit status for usage errors and paths that are not datasets. */
     public static final int EXIT_USAGE = 2;
@@ -31,6 +31,7 @@ public final class PinshardCommand implements Runnable {
 
     public static CommandLine newCommandLine() {
         return new CommandLine(new PinshardCommand())
+            .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
                 commandLine.getErr().println("pinshard: " + e.getMessage());
                 return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 import org.agrona.BufferUtil;
@@ -36,14 +37,45 @@ public final class DatasetWriter implements AutoCloseable {
     private final LZ4Compressor lz4 = LZ4Factory.fastestInstance().fastCompressor();
     private ByteBuffer compressScratch = BufferUtil.allocateDirectAligned(64 * 1024, 64);
     private final UnsafeBuffer compressView = new UnsafeBuffer(compressScratch);
+    private final String shardNamePrefix;
+    private Consumer<DatasetManifest.ShardEntry> shardListener = entry -> { };
     private ShardWriter current;
     private long records;
     private long bytes;
     private boolean finished;
 
     public DatasetWriter(Path directory, DatasetWriterOptions options) throws IOException {
+        this(directory, options, "", List.of(), List.of());
+    }
+
+    /**
+     * A writer that continues a dataset whose first shards are already finished (a resumed run): the
+     * next shard is numbered {@code finishedShards.size()}, and manifest totals include the finished
+     * shards and the inputs already rejected. The caller has checked that the listed shard files are intact.
+     *
+     * @param shardNamePrefix prepended to every shard file name ("" for the standard names), e.g. a part id
+     */
+    public static DatasetWriter resume(Path directory, DatasetWriterOptions options, String shardNamePrefix,
+                                       List<DatasetManifest.ShardEntry> finishedShards,
+                                       List<DatasetManifest.Rejected> alreadyRejected) throws IOException {
+        return new DatasetWriter(directory, options, shardNamePrefix, finishedShards, alreadyRejected);
+    }
+
+    private DatasetWriter(Path directory, DatasetWriterOptions options, String shardNamePrefix,
+                          List<DatasetManifest.ShardEntry> finishedShards,
+                          List<DatasetManifest.Rejected> alreadyRejected) throws IOException {
+        if (shardNamePrefix.contains("/") || shardNamePrefix.contains("\\")) {
+            throw new IllegalArgumentException("shard name prefix must be a plain name: " + shardNamePrefix);
+        }
         this.directory = directory;
         this.options = options;
+        this.shardNamePrefix = shardNamePrefix;
+        for (DatasetManifest.ShardEntry entry : finishedShards) {
+            shards.add(entry);
+            records += entry.records();
+            bytes += entry.bytes();
+        }
+        rejected.addAll(alreadyRejected);
         Files.createDirectories(directory);
         if (Files.exists(directory.resolve(DatasetManifest.FILE_NAME))) {
             throw new IOException(directory + " already holds a dataset (" + DatasetManifest.FILE_NAME + " exists)");
@@ -57,6 +89,21 @@ public final class DatasetWriter implements AutoCloseable {
 
     public static String shardFileName(int shardNumber) {
         return String.format("shard-%05d.pinshard", shardNumber);
+    }
+
+    /** Called after each shard is finished and renamed into place, before the next one starts. */
+    public void onShardFinished(Consumer<DatasetManifest.ShardEntry> listener) {
+        this.shardListener = listener;
+    }
+
+    /** Shards finished so far, in order. */
+    public List<DatasetManifest.ShardEntry> finishedShards() {
+        return List.copyOf(shards);
+    }
+
+    /** Inputs rejected so far, in order. */
+    public List<DatasetManifest.Rejected> rejectedSoFar() {
+        return List.copyOf(rejected);
     }
 
     /**
@@ -97,7 +144,7 @@ public final class DatasetWriter implements AutoCloseable {
             finishShard();
         }
         if (current == null) {
-            current = new ShardWriter(directory.resolve(shardFileName(shards.size())), shards.size(),
+            current = new ShardWriter(directory.resolve(shardNamePrefix + shardFileName(shards.size())), shards.size(),
                 options.alignment(), shardMetadata);
         }
         current.append(codec, payload, offset, length, height, width, channels, label, keyUtf8);
@@ -139,9 +186,11 @@ public final class DatasetWriter implements AutoCloseable {
     private void finishShard() throws IOException {
         ShardSummary summary = current.finish();
         current = null;
-        shards.add(new DatasetManifest.ShardEntry(summary.file().getFileName().toString(), summary.records(),
-            summary.bytes(), Crc32c.hex(summary.crc32c())));
+        DatasetManifest.ShardEntry entry = new DatasetManifest.ShardEntry(summary.file().getFileName().toString(),
+            summary.records(), summary.bytes(), Crc32c.hex(summary.crc32c()));
+        shards.add(entry);
         bytes += summary.bytes();
+        shardListener.accept(entry);
     }
 
     private int compressLz4(DirectBuffer pixels, int offset, int length) {

@@ -21,6 +21,13 @@ public final class Durability {
         }
     }
 
+    /** Flushes a file's content to the device. */
+    public static void syncFile(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+    }
+
     /** Writes {@code bytes} to {@code target} through a synced temporary file and an atomic rename. */
     public static void writeAtomically(Path target, byte[] bytes) throws IOException {
         Path temporary = target.resolveSibling(target.getFileName() + ".tmp");

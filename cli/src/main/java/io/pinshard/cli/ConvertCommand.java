@@ -1,0 +1,181 @@
+package io.pinshard.cli;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.writer.convert.AspectPolicy;
+import io.pinshard.writer.convert.ConvertException;
+import io.pinshard.writer.convert.ConvertOptions;
+import io.pinshard.writer.convert.ConvertSummary;
+import io.pinshard.writer.convert.Converter;
+import io.pinshard.writer.convert.FolderLister;
+import io.pinshard.writer.convert.InputListing;
+import io.pinshard.writer.convert.ManifestLister;
+import io.pinshard.writer.convert.OutputCodec;
+import io.pinshard.writer.convert.PartSpec;
+import io.pinshard.writer.convert.WebDatasetLister;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code pinshard convert INPUT -o DIR}: image folder, CSV/JSONL manifest or WebDataset tars into a
+ * pinshard dataset. Exit 0 done (rejections listed), 1 write failure or rejections under --strict,
+ * 2 usage errors.
+ */
+@Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Convert images into a pinshard dataset: every image resized to the same shorter side, RGB uint8,"
+        + " stored raw, lz4 or jpeg. Output is byte-identical whatever --workers is; a killed run resumes when"
+        + " the same command is run again.",
+        "INPUT is an image folder tree (first-level folders are the classes, sorted by name), a manifest"
+        + " (.csv or .jsonl of path,label rows; relative paths from the manifest's folder) or WebDataset .tar"
+        + " shards (one .tar or a folder of them; label from .cls or a .json \"label\")."},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
+        "1:a write failed, or inputs were rejected under --strict", "2:usage error"})
+final class ConvertCommand implements Callable<Integer> {
+    enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET }
+
+    enum Labels { AUTO, NONE }
+
+    @Parameters(index = "0", paramLabel = "INPUT", description = "Image folder, manifest (.csv/.jsonl) or WebDataset .tar (or folder of .tar).")
+    Path input;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "Dataset directory to write (new or empty, or an interrupted run's to resume).")
+    Path output;
+
+    @Option(names = "--input-kind", paramLabel = "KIND", defaultValue = "auto",
+        description = "auto, folder, manifest or webdataset (default: ${DEFAULT-VALUE}; auto: .csv/.jsonl file = manifest, .tar file or folder holding .tar files = webdataset, else folder).")
+    InputKind inputKind;
+
+    @Option(names = "--labels", paramLabel = "MODE", defaultValue = "auto",
+        description = "auto (folder names, manifest label column, .cls/.json) or none (unlabeled). Default: ${DEFAULT-VALUE}.")
+    Labels labels;
+
+    @Option(names = "--shorter-side", paramLabel = "PX", defaultValue = "320", description = "Shorter side of every output image (default: ${DEFAULT-VALUE}).")
+    int shorterSide;
+
+    @Option(names = "--upscale", description = "Enlarge images smaller than --shorter-side (default: keep them as they are).")
+    boolean upscale;
+
+    @Option(names = "--max-aspect", paramLabel = "RATIO", defaultValue = "0",
+        description = "Longest allowed longer/shorter side ratio; 0 = no limit (default: ${DEFAULT-VALUE}).")
+    double maxAspect;
+
+    @Option(names = "--aspect-policy", paramLabel = "POLICY", defaultValue = "crop",
+        description = "Past --max-aspect: crop (keep the centre, longer side cut to shorter x RATIO) or reject (default: ${DEFAULT-VALUE}).")
+    String aspectPolicy;
+
+    @Option(names = "--reducing-gap", paramLabel = "GAP", defaultValue = "2",
+        description = "Decode JPEGs at the largest DCT scale (1/8, 1/4, 1/2) leaving the shorter side >= GAP x --shorter-side,"
+            + " then area-resize; 1 = fastest, 0 = always full size (default: ${DEFAULT-VALUE}, as Pillow's reducing_gap).")
+    double reducingGap;
+
+    @Option(names = "--codec", paramLabel = "CODEC", defaultValue = "auto",
+        description = "raw, lz4, jpeg or auto (lz4 where it saves at least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
+    String codec;
+
+    @Option(names = "--jpeg-quality", paramLabel = "Q", defaultValue = "90", description = "JPEG quality 1-100 for --codec jpeg (default: ${DEFAULT-VALUE}).")
+    int jpegQuality;
+
+    @Option(names = "--shard-size", paramLabel = "SIZE", defaultValue = "256MiB",
+        description = "Target shard size: bytes or a number with KiB, MiB, GiB (or K, M, G; powers of 1024). Default: ${DEFAULT-VALUE}.")
+    String shardSize;
+
+    @Option(names = "--workers", paramLabel = "N", description = "Decode/resize threads (default: all cores). The output does not depend on it.")
+    Integer workers;
+
+    @Option(names = "--part", paramLabel = "i/N", description = "Convert only slice i (0-based) of N; combine the parts with 'pinshard merge'.")
+    String part;
+
+    @Option(names = "--strict", description = "Exit 1 when any input is rejected (the dataset is still written).")
+    boolean strict;
+
+    @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, else a log line every 10 s).")
+    ConvertProgressReporter.Mode progress;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ConvertOptions options = ConvertOptions.defaults()
+            .withShorterSide(shorterSide).withUpscale(upscale).withReducingGap(reducingGap)
+            .withMaxAspect(maxAspect, AspectPolicy.valueOf(aspectPolicy.toUpperCase(Locale.ROOT)))
+            .withCodec(OutputCodec.parse(codec)).withJpegQuality(jpegQuality)
+            .withShardBytes(SizeParser.parse(shardSize))
+            .withWorkers(workers != null ? workers : Runtime.getRuntime().availableProcessors());
+        PartSpec partSpec = part == null ? null : PartSpec.parse(part);
+        if (!Files.exists(input)) {
+            throw new IllegalArgumentException("input " + input + " does not exist");
+        }
+        InputListing listing = list();
+        ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
+        ConvertSummary summary;
+        PrintStream log = System.err;
+        try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, log, Duration.ofSeconds(10))) {
+            summary = new Converter(options, reporter).run(listing, partSpec, output);
+        } catch (ConvertException e) {
+            err.println("pinshard convert: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        printSummary(out, summary);
+        if (strict && summary.rejected() > 0) {
+            err.println("pinshard convert: " + summary.rejected() + " input(s) rejected and --strict is set");
+            err.flush();
+            return 1;
+        }
+        return 0;
+    }
+
+    private InputListing list() throws IOException {
+        boolean labelled = labels == Labels.AUTO;
+        InputKind kind = inputKind;
+        if (kind == InputKind.AUTO) {
+            kind = ManifestLister.isManifest(input) ? InputKind.MANIFEST
+                : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET : InputKind.FOLDER;
+        }
+        return switch (kind) {
+            case MANIFEST -> ManifestLister.list(input, labelled);
+            case WEBDATASET -> WebDatasetLister.list(input, labelled);
+            default -> FolderLister.list(input, labelled);
+        };
+    }
+
+    private void printSummary(PrintWriter out, ConvertSummary s) {
+        double seconds = s.wallNanos() / 1e9;
+        if (s.alreadyComplete()) {
+            out.printf(Locale.ROOT, "%s is already a finished dataset of this conversion; nothing to do.%n", output);
+        }
+        out.printf(Locale.ROOT, "images in: %d   written: %d   rejected: %d%s%n", s.inputs(), s.written(), s.rejected(),
+            s.ignored() > 0 ? "   (" + s.ignored() + " non-image files ignored)" : "");
+        if (s.resumedInputs() > 0 && !s.alreadyComplete()) {
+            out.printf(Locale.ROOT, "resumed after %d inputs finished by an earlier run%n", s.resumedInputs());
+        }
+        double ratio = s.outputBytes() == 0 ? 0 : (double) s.inputBytes() / s.outputBytes();
+        out.printf(Locale.ROOT, "bytes in: %s   out: %s in %d shard(s)   ratio: %.2fx%n", Units.bytes(s.inputBytes()),
+            Units.bytes(s.outputBytes()), s.shards(), ratio);
+        out.printf(Locale.ROOT, "wall time: %.2f s   %.1f images/s%n", seconds,
+            seconds > 0 ? (s.inputs() - s.resumedInputs()) / seconds : 0.0);
+        int shown = 0;
+        for (DatasetManifest.Rejected rejected : s.rejections()) {
+            if (shown++ == 20) {
+                out.printf("  ... and %d more (see %s)%n", s.rejections().size() - 20, DatasetManifest.FILE_NAME);
+                break;
+            }
+            out.printf("  rejected %s: %s%n", rejected.path(), rejected.reason());
+        }
+        out.println("wrote " + output);
+        out.flush();
+    }
+}

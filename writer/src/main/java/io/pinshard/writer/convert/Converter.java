@@ -1,0 +1,267 @@
+package io.pinshard.writer.convert;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Json;
+import io.pinshard.writer.DatasetWriter;
+import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.WriterVersion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.bytedeco.opencv.global.opencv_core;
+
+/**
+ * Runs a conversion: workers decode, resize and compress inputs in parallel; one thread commits the
+ * results to a {@link DatasetWriter} strictly in input order, so the output is byte-identical
+ * whatever the worker count. Rejected inputs go to the manifest's rejected list. A journal written
+ * after every finished shard lets a rerun of the same command continue after a crash (kill -9
+ * included) and still produce the bytes of an uninterrupted run.
+ */
+public final class Converter {
+    /** Test hook: halt the JVM (as kill -9 would: no shutdown hooks, no finally) after this many commits. */
+    static final String HALT_AFTER_COMMITS_PROPERTY = "pinshard.convert.testHaltAfterCommits";
+    /** Test hook: halt right after the N-th shard is renamed into place, before the journal records it. */
+    static final String HALT_AFTER_SHARDS_PROPERTY = "pinshard.convert.testHaltAfterShards";
+    /** Test hook: sleep this long after each commit, so a test can kill the process mid-run. */
+    static final String COMMIT_DELAY_PROPERTY = "pinshard.convert.testCommitDelayMillis";
+    private static final String METADATA_KEY = "convert";
+
+    private final ConvertOptions options;
+    private final ConvertProgress progress;
+
+    public Converter(ConvertOptions options, ConvertProgress progress) {
+        this.options = options;
+        this.progress = progress;
+    }
+
+    /**
+     * Converts {@code listing} (or its {@code part}, when not null) into {@code output}.
+     *
+     * @throws ConvertException when the output cannot be written (disk full, I/O error) or belongs to another run
+     */
+    public ConvertSummary run(InputListing listing, PartSpec part, Path output) throws ConvertException {
+        long start = System.nanoTime();
+        List<InputItem> items = part == null ? listing.items() : listing.part(part.index(), part.count());
+        String runFingerprint = runFingerprint(listing, part);
+        Map<String, Object> convertMetadata = new LinkedHashMap<>();
+        convertMetadata.put("inputFingerprint", listing.fingerprint());
+        convertMetadata.put("inputs", items.size());
+        convertMetadata.put("part", part == null ? null : part.toString());
+        convertMetadata.put("runFingerprint", runFingerprint);
+        convertMetadata.put("shardBytes", options.shardBytes());
+        convertMetadata.put("totalInputs", listing.items().size());
+        DatasetWriterOptions writerOptions = DatasetWriterOptions.defaults()
+            .withTargetShardBytes(options.shardBytes())
+            .withClasses(listing.classes())
+            .withPreprocessing(options.preprocessing())
+            .withManifestMetadata(Map.of(METADATA_KEY, convertMetadata));
+        try {
+            DatasetManifest finished = finishedManifest(output, runFingerprint);
+            if (finished != null) {
+                ConvertJournal.delete(output);
+                return new ConvertSummary(items.size(), finished.records(), finished.rejected().size(), listing.ignored(),
+                    items.size(), true, 0, finished.bytes(), finished.shards().size(), System.nanoTime() - start,
+                    finished.rejected());
+            }
+            return convert(items, listing.ignored(), output, writerOptions, runFingerprint,
+                part == null ? "" : part.shardPrefix(), start);
+        } catch (IOException | UncheckedIOException e) {
+            IOException cause = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
+            throw new ConvertException("writing " + output + " failed: " + cause
+                + ". No unfinished shard is left under a shard name and no manifest was written; finished shards are"
+                + " kept: free space or fix the cause, then run the same command again to resume.", cause);
+        }
+    }
+
+    private ConvertSummary convert(List<InputItem> items, long ignored, Path output, DatasetWriterOptions writerOptions,
+                                   String runFingerprint, String shardPrefix, long start) throws IOException, ConvertException {
+        Files.createDirectories(output);
+        List<ConvertJournal.JournalShard> resumed = prepareOutput(output, runFingerprint);
+        List<DatasetManifest.ShardEntry> finishedShards = new ArrayList<>();
+        List<DatasetManifest.Rejected> rejectedBefore = new ArrayList<>();
+        int next = 0;
+        if (!resumed.isEmpty()) {
+            ConvertJournal journal = ConvertJournal.read(output);
+            ConvertJournal.JournalShard last = resumed.get(resumed.size() - 1);
+            resumed.forEach(entry -> finishedShards.add(entry.shard()));
+            rejectedBefore.addAll(journal.rejected().subList(0, last.rejectedBefore()));
+            next = (int) last.nextInput();
+        }
+        List<ConvertJournal.JournalShard> journalShards = new ArrayList<>(resumed);
+        progress.started(items.size(), next);
+        opencv_core.setNumThreads(1); // parallelism comes from our workers; no oversubscription, same bytes
+        long haltAfter = Long.getLong(HALT_AFTER_COMMITS_PROPERTY, -1);
+        long haltAfterShards = Long.getLong(HALT_AFTER_SHARDS_PROPERTY, -1);
+        long commitDelay = Long.getLong(COMMIT_DELAY_PROPERTY, 0);
+        long inputBytes = 0;
+        long commits = 0;
+        ExecutorService pool = Executors.newFixedThreadPool(options.workers(), workerThreads());
+        ThreadLocal<ImageProcessor> processors = ThreadLocal.withInitial(() -> new ImageProcessor(options));
+        try (DatasetWriter writer = DatasetWriter.resume(output, writerOptions, shardPrefix, finishedShards, rejectedBefore)) {
+            long[] cursor = {next};
+            writer.onShardFinished(shard -> {
+                if (journalShards.size() - resumed.size() + 1 == haltAfterShards) {
+                    Runtime.getRuntime().halt(137);
+                }
+                List<DatasetManifest.Rejected> rejected = writer.rejectedSoFar();
+                journalShards.add(new ConvertJournal.JournalShard(shard, cursor[0], rejected.size()));
+                try {
+                    new ConvertJournal(runFingerprint, List.copyOf(journalShards), rejected).write(output);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            ArrayDeque<Future<ConvertedImage>> window = new ArrayDeque<>();
+            int windowSize = options.workers() * 4;
+            int submitted = next;
+            for (int i = next; i < items.size(); i++) {
+                while (submitted < items.size() && window.size() < windowSize) {
+                    InputItem item = items.get(submitted++);
+                    window.add(pool.submit(() -> processors.get().convert(item)));
+                }
+                ConvertedImage result = await(window.poll());
+                InputItem item = items.get(i);
+                cursor[0] = i;
+                if (result.isRejected()) {
+                    writer.reject(item.key(), result.rejectReason());
+                } else {
+                    writer.appendPayload(result.codec(), new UnsafeBuffer(result.payload()), 0, result.payload().length,
+                        result.height(), result.width(), result.channels(), item.label(), item.key());
+                }
+                inputBytes += result.inputBytes();
+                progress.committed(result.inputBytes(), result.isRejected() ? 0 : result.payload().length, result.isRejected());
+                if (++commits == haltAfter) {
+                    Runtime.getRuntime().halt(137);
+                }
+                if (commitDelay > 0) {
+                    sleep(commitDelay);
+                }
+            }
+            cursor[0] = items.size();
+            DatasetManifest manifest = writer.finish();
+            ConvertJournal.delete(output);
+            return new ConvertSummary(items.size(), manifest.records(), manifest.rejected().size(), ignored, next, false,
+                inputBytes, manifest.bytes(), manifest.shards().size(), System.nanoTime() - start, manifest.rejected());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void sleep(long millis) throws ConvertException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConvertException("interrupted", e);
+        }
+    }
+
+    private static ConvertedImage await(Future<ConvertedImage> future) throws ConvertException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConvertException("interrupted", e);
+        } catch (ExecutionException e) {
+            // ImageProcessor turns every per-image failure into a rejection; reaching here is a bug or an Error.
+            throw new ConvertException("worker failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /**
+     * Makes {@code output} ready: keeps the journalled shards that are intact (the resume point) and
+     * removes everything else this tool writes (unfinished temporaries, shards after the resume point).
+     */
+    private static List<ConvertJournal.JournalShard> prepareOutput(Path output, String runFingerprint)
+        throws IOException, ConvertException {
+        ConvertJournal journal;
+        try {
+            journal = ConvertJournal.read(output);
+        } catch (IOException e) {
+            throw new ConvertException(output + " holds an unreadable " + ConvertJournal.FILE_NAME + " (" + e.getMessage()
+                + "); remove the directory to start over", e);
+        }
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(output)) {
+            entries = list.toList();
+        }
+        if (journal == null) {
+            if (entries.stream().anyMatch(p -> !isOurs(p))) {
+                throw new ConvertException("output directory " + output + " is not empty and holds no unfinished conversion;"
+                    + " choose an empty or new directory", null);
+            }
+        } else if (!journal.runFingerprint().equals(runFingerprint)) {
+            throw new ConvertException("output directory " + output + " holds an unfinished conversion of other inputs or"
+                + " options; run that command again to finish it, or choose another directory", null);
+        }
+        List<ConvertJournal.JournalShard> intact = journal == null ? List.of() : journal.intactPrefix(output);
+        List<String> keep = intact.stream().map(s -> s.shard().file()).toList();
+        for (Path entry : entries) {
+            String name = entry.getFileName().toString();
+            if (isOurs(entry) && !keep.contains(name) && !name.equals(ConvertJournal.FILE_NAME)) {
+                Files.deleteIfExists(entry);
+            }
+        }
+        return intact;
+    }
+
+    private static boolean isOurs(Path path) {
+        String name = path.getFileName().toString();
+        return name.endsWith(".pinshard") || name.endsWith(".pinshard.tmp") || name.equals(ConvertJournal.FILE_NAME)
+            || name.equals(ConvertJournal.FILE_NAME + ".tmp") || name.equals(DatasetManifest.FILE_NAME + ".tmp");
+    }
+
+    /** The manifest of {@code output} when it is a finished dataset of this run; an error when it is another dataset. */
+    private static DatasetManifest finishedManifest(Path output, String runFingerprint) throws ConvertException {
+        if (!Files.isRegularFile(output.resolve(DatasetManifest.FILE_NAME))) {
+            return null;
+        }
+        DatasetManifest manifest = Json.readManifest(output);
+        Object convert = manifest.metadata() == null ? null : manifest.metadata().get(METADATA_KEY);
+        if (convert instanceof Map<?, ?> map && runFingerprint.equals(map.get("runFingerprint"))) {
+            return manifest;
+        }
+        throw new ConvertException("output directory " + output + " already holds a different dataset", null);
+    }
+
+    /** Identifies the inputs, the part and every option that shapes the output bytes. */
+    private String runFingerprint(InputListing listing, PartSpec part) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            digest.update(listing.fingerprint().getBytes(StandardCharsets.US_ASCII));
+            digest.update(Json.compact(options.preprocessing()));
+            digest.update(Long.toString(options.shardBytes()).getBytes(StandardCharsets.US_ASCII));
+            digest.update(String.valueOf(part).getBytes(StandardCharsets.US_ASCII));
+            digest.update(WriterVersion.current().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory workerThreads() {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, "pinshard-convert-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

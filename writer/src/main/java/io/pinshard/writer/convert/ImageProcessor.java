@@ -1,0 +1,293 @@
+package io.pinshard.writer.convert;
+
+import static org.bytedeco.opencv.global.opencv_core.CV_32F;
+import static org.bytedeco.opencv.global.opencv_core.CV_8U;
+import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
+import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
+import static org.bytedeco.opencv.global.opencv_core.extractChannel;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_2;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_4;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_8;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_UNCHANGED;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecode;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
+import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2RGB;
+import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGRA2BGR;
+import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_GRAY2BGR;
+import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
+import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
+import static org.bytedeco.opencv.global.opencv_imgproc.blendLinear;
+import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
+import static org.bytedeco.opencv.global.opencv_imgproc.resize;
+
+import io.pinshard.format.Codec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.opencv.opencv_core.Mat;
+import org.bytedeco.opencv.opencv_core.Rect;
+import org.bytedeco.opencv.opencv_core.Scalar;
+import org.bytedeco.opencv.opencv_core.Size;
+
+/**
+ * Converts one encoded image into a stored record with OpenCV: reduced-size JPEG decoding (the
+ * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above
+ * {@link ConvertOptions#reducingGap()} times the target), EXIF
+ * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
+ * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), INTER_AREA
+ * resize to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
+ * it keeps its read buffer between images. Any failure becomes a rejection with a reason.
+ */
+final class ImageProcessor {
+    private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
+
+    private final ConvertOptions options;
+    private ByteBuffer readBuffer;
+
+    ImageProcessor(ConvertOptions options) {
+        this.options = options;
+    }
+
+    ConvertedImage convert(InputItem item) {
+        if (item.problem() != null) {
+            return ConvertedImage.rejected(item.problem(), 0);
+        }
+        try {
+            readBuffer = item.read(readBuffer, options.maxInputBytes());
+        } catch (IOException | RuntimeException e) {
+            return ConvertedImage.rejected("cannot read: " + describe(e), 0);
+        }
+        long inputBytes = readBuffer.limit();
+        if (inputBytes == 0) {
+            return ConvertedImage.rejected("empty file (0 bytes)", 0);
+        }
+        try {
+            String reason = ImageSignature.unsupportedReason(readBuffer);
+            if (reason != null) {
+                return ConvertedImage.rejected(reason, inputBytes);
+            }
+            return convertDecodable(inputBytes);
+        } catch (IllegalArgumentException e) {
+            return ConvertedImage.rejected(e.getMessage(), inputBytes);
+        } catch (RuntimeException e) {
+            // OpenCV reports its errors as RuntimeExceptions carrying cv::Exception's text.
+            return ConvertedImage.rejected("cannot decode: " + describe(e), inputBytes);
+        }
+    }
+
+    private ConvertedImage convertDecodable(long inputBytes) {
+        int target = options.shorterSide();
+        int flags = IMREAD_UNCHANGED;
+        int originalHeight = -1;
+        int originalWidth = -1;
+        if (JpegHeader.isJpeg(readBuffer)) {
+            JpegHeader header = JpegHeader.parse(readBuffer);
+            originalHeight = header.height();
+            originalWidth = header.width();
+            rejectIfTooWide(originalHeight, originalWidth);
+            flags = jpegFlags(Math.min(originalHeight, originalWidth), target, options.reducingGap());
+        }
+        try (BytePointer bytes = new BytePointer(readBuffer);
+             Mat encoded = new Mat(1, (int) inputBytes, CV_8UC1, bytes);
+             Mat decoded = imdecode(encoded, flags)) {
+            if (decoded == null || decoded.empty()) {
+                return ConvertedImage.rejected("cannot decode: not a readable image (corrupt or truncated?)", inputBytes);
+            }
+            Mat bgr = toBgr8(decoded);
+            try {
+                if (originalHeight < 0) {
+                    originalHeight = bgr.rows();
+                    originalWidth = bgr.cols();
+                    rejectIfTooWide(originalHeight, originalWidth);
+                } else if ((bgr.rows() >= bgr.cols()) != (originalHeight >= originalWidth)) {
+                    // EXIF orientation turned the image by 90 degrees.
+                    int swap = originalHeight;
+                    originalHeight = originalWidth;
+                    originalWidth = swap;
+                }
+                return encode(cropToAspect(resizeToTarget(bgr, originalHeight, originalWidth)), inputBytes);
+            } finally {
+                if (bgr != decoded) {
+                    bgr.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * The decode flags for a JPEG whose shorter side is {@code shorter}: the largest DCT reduction
+     * that keeps it at least {@code gap * target} (libjpeg rounds scaled sizes up); no reduction when gap is 0.
+     */
+    static int jpegFlags(int shorter, int target, double gap) {
+        if (gap <= 0) {
+            return IMREAD_COLOR;
+        }
+        double needed = gap * target;
+        if (ceilDiv(shorter, 8) >= needed) {
+            return IMREAD_REDUCED_COLOR_8;
+        }
+        if (ceilDiv(shorter, 4) >= needed) {
+            return IMREAD_REDUCED_COLOR_4;
+        }
+        if (ceilDiv(shorter, 2) >= needed) {
+            return IMREAD_REDUCED_COLOR_2;
+        }
+        return IMREAD_COLOR;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+
+    private void rejectIfTooWide(int height, int width) {
+        if (options.maxAspect() > 0 && options.aspectPolicy() == AspectPolicy.REJECT
+            && (double) Math.max(height, width) / Math.min(height, width) > options.maxAspect()) {
+            throw new IllegalArgumentException("aspect ratio " + String.format(java.util.Locale.ROOT, "%.2f",
+                (double) Math.max(height, width) / Math.min(height, width)) + " exceeds --max-aspect " + options.maxAspect());
+        }
+    }
+
+    /**
+     * Any decoded image (1-4 channels, 8 or 16 bit) as 8-bit BGR, alpha composited on the background;
+     * an 8-bit BGR image is returned as it is (no copy of a possibly 40 MB frame).
+     */
+    private static Mat toBgr8(Mat decoded) {
+        if (decoded.depth() == CV_8U && decoded.channels() == 3) {
+            return decoded;
+        }
+        Mat eight = decoded;
+        if (decoded.depth() != CV_8U) {
+            if (decoded.depth() != org.bytedeco.opencv.global.opencv_core.CV_16U) {
+                throw new IllegalArgumentException("unsupported sample depth (OpenCV depth " + decoded.depth() + ")");
+            }
+            eight = new Mat();
+            decoded.convertTo(eight, CV_8U, 1.0 / 257.0, 0);
+        }
+        Mat bgr = new Mat();
+        switch (eight.channels()) {
+            case 1 -> cvtColor(eight, bgr, COLOR_GRAY2BGR);
+            case 3 -> eight.copyTo(bgr);
+            case 2, 4 -> compositeOnBackground(eight, bgr);
+            default -> throw new IllegalArgumentException("unsupported channel count " + eight.channels());
+        }
+        if (eight != decoded) {
+            eight.close();
+        }
+        return bgr;
+    }
+
+    private static void compositeOnBackground(Mat withAlpha, Mat bgr) {
+        int alphaChannel = withAlpha.channels() - 1;
+        try (Mat color = new Mat(); Mat alpha = new Mat(); Mat weights = new Mat(); Mat inverse = new Mat();
+             Mat background = new Mat(withAlpha.rows(), withAlpha.cols(), CV_8UC3,
+                 new Scalar(ALPHA_B, ALPHA_G, ALPHA_R, 0))) {
+            if (withAlpha.channels() == 2) {
+                try (Mat grey = new Mat()) {
+                    extractChannel(withAlpha, grey, 0);
+                    cvtColor(grey, color, COLOR_GRAY2BGR);
+                }
+            } else {
+                cvtColor(withAlpha, color, COLOR_BGRA2BGR);
+            }
+            extractChannel(withAlpha, alpha, alphaChannel);
+            alpha.convertTo(weights, CV_32F, 1.0, 0);
+            alpha.convertTo(inverse, CV_32F, -1.0, 255.0);
+            blendLinear(color, background, weights, inverse, bgr);
+        }
+    }
+
+    private static final double ALPHA_R = ConvertOptions.ALPHA_BACKGROUND_RGB[0];
+    private static final double ALPHA_G = ConvertOptions.ALPHA_BACKGROUND_RGB[1];
+    private static final double ALPHA_B = ConvertOptions.ALPHA_BACKGROUND_RGB[2];
+
+    /**
+     * Resizes so the shorter side is exactly the target. The output size comes from the original
+     * (full-resolution) size, so a reduced decode gives the same output size as a full one.
+     */
+    private Mat resizeToTarget(Mat bgr, int originalHeight, int originalWidth) {
+        int target = options.shorterSide();
+        int shorter = Math.min(originalHeight, originalWidth);
+        Mat out = new Mat();
+        if (shorter < target && !options.upscale()) {
+            bgr.copyTo(out);
+            return out;
+        }
+        int height = scaled(originalHeight, target, shorter);
+        int width = scaled(originalWidth, target, shorter);
+        if (height == bgr.rows() && width == bgr.cols()) {
+            bgr.copyTo(out);
+            return out;
+        }
+        boolean shrinking = height <= bgr.rows() && width <= bgr.cols();
+        try (Size size = new Size(width, height)) {
+            resize(bgr, out, size, 0, 0, shrinking ? INTER_AREA : INTER_LINEAR);
+        }
+        return out;
+    }
+
+    private static int scaled(int side, int target, int shorter) {
+        return (int) Math.max(1, ((long) side * target + shorter / 2) / shorter);
+    }
+
+    /** Cuts the longer side to floor(shorter * maxAspect), centred, when CROP applies; otherwise returns the image. */
+    private Mat cropToAspect(Mat image) {
+        double maxAspect = options.maxAspect();
+        int rows = image.rows();
+        int cols = image.cols();
+        if (maxAspect <= 0 || options.aspectPolicy() != AspectPolicy.CROP
+            || (double) Math.max(rows, cols) / Math.min(rows, cols) <= maxAspect) {
+            return image;
+        }
+        int keep = (int) Math.floor(Math.min(rows, cols) * maxAspect);
+        try (Rect roi = rows > cols ? new Rect(0, (rows - keep) / 2, cols, keep) : new Rect((cols - keep) / 2, 0, keep, rows)) {
+            Mat cropped = image.apply(roi).clone();
+            image.close();
+            return cropped;
+        }
+    }
+
+    private ConvertedImage encode(Mat bgr, long inputBytes) {
+        try (bgr) {
+            int height = bgr.rows();
+            int width = bgr.cols();
+            if (options.codec() == OutputCodec.JPEG) {
+                try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, options.jpegQuality())) {
+                    if (!imencode(".jpg", bgr, out, params)) {
+                        return ConvertedImage.rejected("jpeg encoder failed", inputBytes);
+                    }
+                    byte[] payload = new byte[(int) out.limit()];
+                    out.get(payload);
+                    return new ConvertedImage(Codec.JPEG, payload, height, width, 3, inputBytes, null);
+                }
+            }
+            byte[] raw = new byte[height * width * 3];
+            try (Mat rgb = new Mat()) {
+                cvtColor(bgr, rgb, COLOR_BGR2RGB);
+                rgb.data().get(raw);
+            }
+            if (options.codec() == OutputCodec.RAW) {
+                return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
+            }
+            byte[] block = new byte[LZ4.maxCompressedLength(raw.length)];
+            int compressed = LZ4.compress(raw, 0, raw.length, block, 0, block.length);
+            if (options.codec() == OutputCodec.AUTO && compressed > raw.length * OutputCodec.AUTO_LZ4_MAX_RATIO) {
+                return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
+            }
+            return new ConvertedImage(Codec.LZ4, java.util.Arrays.copyOf(block, compressed), height, width, 3, inputBytes, null);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        String message = e.getMessage();
+        if (message == null || message.isBlank()) {
+            return e.getClass().getSimpleName();
+        }
+        // OpenCV messages span lines; keep the manifest's reason on one line.
+        return message.replaceAll("\\s+", " ").trim();
+    }
+}

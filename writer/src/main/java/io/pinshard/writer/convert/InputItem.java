@@ -1,0 +1,64 @@
+package io.pinshard.writer.convert;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One input image: its key (the source id stored with the record, e.g. the path relative to the
+ * input root), its label, and where its encoded bytes are. {@code problem} is set when listing
+ * already knows the input cannot be converted (e.g. a WebDataset sample without an image member);
+ * such an input is rejected with that reason, never dropped.
+ */
+public record InputItem(String key, int label, Path file, long offset, long length, String problem) {
+
+    /** A whole file; its length is read when it is converted. */
+    public static InputItem file(String key, int label, Path file) {
+        return new InputItem(key, label, file, 0, -1, null);
+    }
+
+    /** {@code length} bytes at {@code offset} inside {@code container} (a tar member). */
+    public static InputItem slice(String key, int label, Path container, long offset, long length) {
+        return new InputItem(key, label, container, offset, length, null);
+    }
+
+    /** An input that listing found unusable. */
+    public static InputItem unusable(String key, String problem) {
+        return new InputItem(key, -1, null, 0, 0, problem);
+    }
+
+    /**
+     * Reads the encoded bytes into {@code into} (grown when too small; returned), positioned at 0
+     * with the limit at the end of the data.
+     *
+     * @throws IOException when the input cannot be read or is larger than {@code maxBytes}
+     */
+    ByteBuffer read(ByteBuffer into, long maxBytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = length >= 0 ? length : channel.size();
+            if (length >= 0 && offset + length > channel.size()) {
+                throw new IOException("member ends at byte " + (offset + length) + " but " + file.getFileName()
+                    + " holds only " + channel.size());
+            }
+            if (size > maxBytes) {
+                throw new IOException("file is " + size + " bytes, larger than the limit of " + maxBytes);
+            }
+            ByteBuffer buffer = into;
+            if (buffer == null || buffer.capacity() < size) {
+                buffer = ByteBuffer.allocateDirect((int) Math.max(size, Math.min(maxBytes, 1L << 20)));
+            }
+            buffer.clear().limit((int) size);
+            long position = offset;
+            while (buffer.hasRemaining()) {
+                int n = channel.read(buffer, position);
+                if (n < 0) {
+                    throw new IOException("file shrank while being read (" + buffer.position() + " of " + size + " bytes)");
+                }
+                position += n;
+            }
+            return buffer.flip();
+        }
+    }
+}
