@@ -25,7 +25,8 @@ class BenchmarkListTest {
         "io.pinshard.jmh.DecodeBenchmark.decodeOneImage",
         "io.pinshard.jmh.DatasetOpenBenchmark.openAndClose",
         "io.pinshard.jmh.RecordAccessBenchmark.accessOneRecord",
-        "io.pinshard.jmh.LoaderBenchmark.nextBatch");
+        "io.pinshard.jmh.LoaderBenchmark.nextBatch",
+        "io.pinshard.jmh.ConvertBenchmark.convert");
 
     static Set<BenchmarkListEntry> entries() {
         return BenchmarkList.defaultList().getAll(OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),

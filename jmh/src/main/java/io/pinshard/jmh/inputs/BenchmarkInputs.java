@@ -199,7 +199,8 @@ public final class BenchmarkInputs {
         }
     }
 
-    static void deleteRecursively(Path root) throws IOException {
+    /** Deletes a folder tree; does nothing when it does not exist. */
+    public static void deleteRecursively(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }
