@@ -40,6 +40,7 @@ jmh_args=("${iterations[@]}" -f 1 -prof gc -p "records=$records" -p "indexRecord
 # shellcheck disable=SC2206
 [[ -n "${JMH_EXTRA:-}" ]] && jmh_args+=(${JMH_EXTRA})
 command="jmh/run.sh $mode${*:+ $*}  =>  java <pinshard.jvm.flags> -jar jmh/target/benchmarks.jar ${jmh_args[*]}"
+command="${command//$root\//}"
 echo "run.sh: $command" >&2
 "$java_bin" "${flags[@]}" -jar "$jar" "${jmh_args[@]}" | tee "$root/jmh/target/$mode.log"
 "$java_bin" "${flags[@]}" -cp "$jar" io.pinshard.jmh.report.ResultsTable "$results/$mode.json" "$results/$mode.md" \

@@ -72,7 +72,7 @@ public class ConvertBenchmark extends PinshardBenchmark {
     }
 
     @Benchmark
-    @ImagesPerOp(param = "images")
+    @ImagesPerOp(param = "images", loaderComparable = false)
     public ConvertSummary convert() throws ConvertException {
         ConvertOptions options = ConvertOptions.defaults().withCodec(OutputCodec.parse(codec)).withWorkers(workers);
         ConvertSummary summary = new Converter(options, ConvertProgress.NONE).run(listing, null, output);

@@ -17,4 +17,7 @@ public @interface ImagesPerOp {
 
     /** Name of the {@code @Param} that holds the count (e.g. the batch size). */
     String param() default "";
+
+    /** Whether images/s here means images delivered to a trainer, comparable with the seed's "before" (not for conversion). */
+    boolean loaderComparable() default true;
 }

@@ -27,7 +27,7 @@ public final class ResultsTable {
 
     /** One benchmark result, reduced to what the table shows. */
     record Row(String benchmark, String params, double score, double error, String unit, double imagesPerOp,
-               double allocNormBytes) {
+               boolean loaderComparable, double allocNormBytes) {
         /** Images per second, or NaN when the benchmark does not handle images. */
         double imagesPerSecond() {
             if (!(imagesPerOp > 0)) {
@@ -72,26 +72,33 @@ public final class ResultsTable {
             JsonNode alloc = result.path("secondaryMetrics").path("gc.alloc.rate.norm");
             rows.add(new Row(benchmark, params.toString(), primary.path("score").asDouble(),
                 primary.path("scoreError").asDouble(Double.NaN), primary.path("scoreUnit").asText(),
-                imagesPerOp(benchmark, paramNode), alloc.isMissingNode() ? Double.NaN : alloc.path("score").asDouble()));
+                imagesPerOp(benchmark, paramNode), annotation(benchmark) == null || annotation(benchmark).loaderComparable(),
+                alloc.isMissingNode() ? Double.NaN : alloc.path("score").asDouble()));
         }
         return rows;
     }
 
     /** From the benchmark method's {@link ImagesPerOp}; 0 when it has none or its class is not on the class path. */
     static double imagesPerOp(String benchmark, JsonNode params) {
+        ImagesPerOp annotation = annotation(benchmark);
+        if (annotation == null) {
+            return 0;
+        }
+        return annotation.param().isEmpty() ? annotation.value() : params.path(annotation.param()).asDouble();
+    }
+
+    static ImagesPerOp annotation(String benchmark) {
         int dot = benchmark.lastIndexOf('.');
         try {
-            Class<?> type = Class.forName(benchmark.substring(0, dot));
-            for (Method method : type.getMethods()) {
-                ImagesPerOp annotation = method.getAnnotation(ImagesPerOp.class);
-                if (method.getName().equals(benchmark.substring(dot + 1)) && annotation != null) {
-                    return annotation.param().isEmpty() ? annotation.value() : params.path(annotation.param()).asDouble();
+            for (Method method : Class.forName(benchmark.substring(0, dot)).getMethods()) {
+                if (method.getName().equals(benchmark.substring(dot + 1)) && method.isAnnotationPresent(ImagesPerOp.class)) {
+                    return method.getAnnotation(ImagesPerOp.class);
                 }
             }
         } catch (ClassNotFoundException e) {
-            return 0;
+            return null;
         }
-        return 0;
+        return null;
     }
 
     static double opsPerSecond(double score, String unit) {
@@ -131,7 +138,7 @@ public final class ResultsTable {
                 .append(" | ").append(number(row.score())).append(Double.isNaN(row.error()) ? "" : " ± " + number(row.error()))
                 .append(" | ").append(row.unit())
                 .append(" | ").append(Double.isNaN(images) ? "-" : number(images))
-                .append(" | ").append(Double.isNaN(images) || Double.isNaN(before) ? "-"
+                .append(" | ").append(Double.isNaN(images) || Double.isNaN(before) || !row.loaderComparable() ? "-"
                     : String.format(Locale.ROOT, images / before >= 100 ? "%,.0fx" : "%.1fx", images / before))
                 .append(" | ").append(Double.isNaN(row.allocNormBytes()) ? "-" : number(row.allocNormBytes()))
                 .append(" | ").append(Double.isNaN(images) || Double.isNaN(row.allocNormBytes()) ? "-"
