@@ -1,9 +1,19 @@
 package io.pinshard.cli;
 
+import io.pinshard.cuda.AugmentSpec;
+import io.pinshard.cuda.DeviceBackend;
+import io.pinshard.cuda.DeviceBackends;
+import io.pinshard.cuda.DeviceBatch;
+import io.pinshard.cuda.DeviceBatchPipeline;
+import io.pinshard.cuda.DeviceBatchStream;
+import io.pinshard.cuda.LoaderBatchSource;
+import io.pinshard.cuda.PipelineOptions;
+import io.pinshard.cuda.PipelineStats;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
+import io.pinshard.reader.loader.DataWaitMonitor;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.HeapCounter;
 import io.pinshard.reader.loader.Loader;
@@ -66,6 +76,14 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
     boolean json;
 
+    @Option(names = "--device", description = "Also move every batch to a device: host, cuda or auto (cuda when a GPU"
+        + " is usable). Loader slots then come from the backend (page-locked on cuda). Default: loader only.")
+    String device;
+
+    @Option(names = "--gpu-augment", description = "With --device: colour jitter + normalisation to NCHW float32 on the"
+        + " device (the CPU reference on host).")
+    boolean gpuAugment;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -81,13 +99,39 @@ final class BenchCommand implements Callable<Integer> {
         if (prefetch != null) {
             builder.prefetch(prefetch);
         }
+        if (gpuAugment && device == null) {
+            spec.commandLine().getErr().println("pinshard bench: --gpu-augment needs --device host|cuda|auto");
+            return PinshardCommand.EXIT_USAGE;
+        }
+        DeviceBackend backend = null;
+        if (device != null) {
+            try {
+                backend = DeviceBackends.open(device);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
+                return device.equalsIgnoreCase("cuda") ? 1 : PinshardCommand.EXIT_USAGE;
+            }
+            builder.allocator(backend.hostAllocator());
+        }
         LoaderOptions options = builder.build();
         Map<String, Object> result;
         try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
-            result = measure(dataset, loader, options);
+            if (backend == null) {
+                result = measure(dataset, loader, options, null);
+            } else {
+                PipelineOptions pipelineOptions = new PipelineOptions(batch, crop, crop, 4,
+                    gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, seed) : null);
+                try (DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, pipelineOptions)) {
+                    result = measure(dataset, loader, options, pipeline);
+                }
+            }
         } catch (ShardFormatException e) {
             spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
             return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
+        } finally {
+            if (backend != null) {
+                backend.close();
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -101,17 +145,20 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
-    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options) {
+    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
+                                        DeviceBatchPipeline pipeline) {
+        DeviceLane lane = pipeline == null ? null : new DeviceLane(loader, pipeline);
         int epoch = 0;
         long warmupEnd = System.nanoTime() + (long) (warmup * 1e9);
         do {
-            runEpoch(loader, epoch++);
+            runEpoch(loader, epoch++, lane);
         } while (System.nanoTime() < warmupEnd);
+        PipelineStats deviceBefore = lane == null ? null : lane.stream.stats();
         LoaderStats before = loader.stats();
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
-            runEpoch(loader, epoch++);
+            runEpoch(loader, epoch++, lane);
         } while (System.nanoTime() < measureEnd);
         long consumerHeap = HeapCounter.currentThreadAllocatedBytes() - consumerHeapBefore;
         LoaderStats after = loader.stats();
@@ -142,16 +189,61 @@ final class BenchCommand implements Callable<Integer> {
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
         result.put("allocator", options.allocator().name());
+        if (lane != null) {
+            PipelineStats deviceAfter = lane.stream.stats();
+            long waited = deviceAfter.dataWaitNanos() - deviceBefore.dataWaitNanos();
+            long total = waited + deviceAfter.stepNanos() - deviceBefore.stepNanos();
+            result.put("device", pipeline.backend().name());
+            result.put("device_augment", pipeline.options().augment() != null);
+            result.put("device_data_wait_pct", total == 0 ? 0.0 : 100.0 * waited / total);
+        }
         return result;
     }
 
-    private static void runEpoch(Loader loader, int epoch) {
+    /** One epoch; with a device stream every batch also goes to the device, and the trainer waits until it is there. */
+    private static void runEpoch(Loader loader, int epoch, DeviceLane lane) {
+        if (lane != null) {
+            try (Epoch batches = loader.epoch(epoch)) {
+                lane.run(batches);
+            }
+            return;
+        }
         try (Epoch batches = loader.epoch(epoch)) {
             while (batches.hasNext()) {
                 try (Batch batch = batches.next()) {
                     // loader-only: the trainer takes the batch and gives it back
                 }
             }
+        }
+    }
+
+    /** The device side of the benchmark: one stream over all epochs, so nothing is allocated per epoch either. */
+    private static final class DeviceLane {
+        final DeviceBatchPipeline pipeline;
+        final LoaderBatchSource source;
+        final DeviceBatchStream stream;
+        private boolean started;
+
+        DeviceLane(Loader loader, DeviceBatchPipeline pipeline) {
+            this.pipeline = pipeline;
+            this.source = new LoaderBatchSource(loader, null);
+            // No trainer here: the device guard's warning would only add noise, as for the loader's.
+            this.stream = new DeviceBatchStream(source, pipeline,
+                Math.min(pipeline.options().ringSize() - 1, loader.slots() - 1),
+                new DataWaitMonitor("device batches", "", 1e9, 50, 0));
+        }
+
+        void run(Epoch epoch) {
+            source.epoch(epoch);
+            if (started) {
+                stream.restart(source);
+            }
+            started = true;
+            for (DeviceBatch batch = stream.next(); batch != null; batch = stream.next()) {
+                batch.awaitReady();
+                batch.close();
+            }
+            pipeline.awaitCopies(); // every loader batch back before the epoch ends
         }
     }
 }

@@ -85,4 +85,30 @@ class LoaderCommandsTest {
             assertEquals(6 * (32 + 4) + 4, image.cols());
         }
     }
+
+    @Test
+    void benchMovesBatchesThroughTheHostDeviceBackend() throws Exception {
+        String[] result = run("bench", dataset().toString(), "--batch", "5", "--crop", "16", "--workers", "2",
+            "--seconds", "0.3", "--warmup", "0.1", "--device", "host", "--gpu-augment", "--json");
+        assertEquals("0", result[0], result[2]);
+        JsonNode json = new ObjectMapper().readTree(result[1]);
+        assertEquals("host", json.get("device").asText());
+        assertTrue(json.get("device_augment").asBoolean());
+        assertTrue(json.get("images_per_s").asDouble() > 0);
+        assertTrue(json.has("device_data_wait_pct"), result[1]);
+    }
+
+    @Test
+    void benchOnCudaWithoutAGpuSaysWhy() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.pinshard.cuda.CudaAvailability.isAvailable(), "a GPU is present");
+        String data = dataset().toString();
+        String[] result = run("bench", data, "--seconds", "0.1", "--device", "cuda");
+        assertEquals("1", result[0]);
+        assertTrue(result[2].contains("CUDA unavailable") && result[2].contains("--device host"), result[2]);
+        assertTrue(!result[2].contains("UnsatisfiedLinkError"), result[2]);
+        String[] bad = run("bench", data, "--seconds", "0.1", "--device", "tpu");
+        assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), bad[0]);
+        String[] augmentAlone = run("bench", data, "--seconds", "0.1", "--gpu-augment");
+        assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), augmentAlone[0]);
+    }
 }

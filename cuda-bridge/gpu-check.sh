@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# GPU check for cuda-bridge, for a machine with one NVIDIA GPU, the driver and a CUDA 13 runtime, but no JDK and no
+# network. Everything comes from cuda-bridge/gpu-bundle/, made beforehand by prepare-gpu-bundle.sh on a build
+# machine. Steps: probe CUDA (stops with the reason when unusable), run the tests (CUDA classes included) with the
+# JUnit console launcher, print the measurements table (GpuCheck). Well under 8 minutes on an H100/H200.
+# Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
+set -uo pipefail
+module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bundle="$module/gpu-bundle"
+out=""
+if [[ "${1:-}" == "--out" ]]; then out="${2:?--out needs a folder}"; mkdir -p "$out"; fi
+
+fail() { echo "gpu-check: $*" >&2; exit 2; }
+
+[[ -x "$bundle/runtime/bin/java" && -d "$bundle/lib" ]] \
+  || fail "no bundle at $bundle: run cuda-bridge/prepare-gpu-bundle.sh on a build machine first and copy the repository folder with it"
+
+# The CUDA runtime (libcudart.so.13) and NVRTC (libnvrtc.so.13) come from the machine: a toolkit, the system
+# libraries, or the nvidia-* Python wheels PyTorch installs. Put the folders that hold them on the library path.
+add_lib_dir() { case ":${LD_LIBRARY_PATH:-}:" in *":$1:"*) ;; *) LD_LIBRARY_PATH="$1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;; esac; }
+for lib in libcudart.so.13 libnvrtc.so.13; do
+  found=""
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-13*/lib64 \
+             /usr/local/cuda-13*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+    if [[ -e "$dir/$lib" ]]; then found="$dir"; break; fi
+  done
+  if [[ -z "$found" ]]; then
+    found="$(timeout 60 find /usr /opt /root -name "$lib" -not -path '*/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname)"
+  fi
+  if [[ -n "$found" ]]; then add_lib_dir "$found"; echo "gpu-check: $lib from $found"; else echo "gpu-check: $lib not found on this machine" >&2; fi
+done
+export LD_LIBRARY_PATH
+
+java=("$bundle/runtime/bin/java"
+  --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
+  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED
+  --enable-native-access=ALL-UNNAMED -Dchronicle.analytics.disable=true -Xmx4g
+  "-Dorg.bytedeco.javacpp.cachedir=${TMPDIR:-/tmp}/pinshard-javacpp-cache")
+classpath="$(ls "$bundle"/lib/*.jar | grep -v junit-console.jar | tr '\n' ':')"
+
+command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null
+echo "== 1/3 CUDA probe"
+timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck --probe
+probe=$?
+if (( probe != 0 )); then
+  fail "no usable GPU here (reason above); the CUDA tests and the measurements need one NVIDIA GPU with its driver"
+fi
+
+# LoaderToDeviceTest needs the loader's OpenCV and the writer, which the bundle leaves out (it runs in the build).
+echo "== 2/3 tests (host and CUDA)"
+reports=()
+if [[ -n "$out" ]]; then reports=(--reports-dir "$out/junit"); fi
+timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
+  --select-package io.pinshard.cuda --exclude-classname '.*LoaderToDeviceTest' \
+  --details=tree --disable-banner "${reports[@]}"
+tests=$?
+
+echo "== 3/3 measurements"
+if [[ -n "$out" ]]; then
+  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck | tee "$out/gpu-check.txt"
+  measured=${PIPESTATUS[0]}
+else
+  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck
+  measured=$?
+fi
+echo "gpu-check: tests exit $tests, measurements exit $measured"
+(( tests == 0 && measured == 0 ))

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Prepares cuda-bridge/gpu-bundle/ for gpu-check.sh on a GPU machine that has the NVIDIA driver and a CUDA 13
+# runtime but no JDK and no network: a jlink-made Java runtime, the module's jars and test classes, the JUnit console
+# launcher, and the JavaCPP CUDA natives repacked down to the two JNI libraries used (cudart + driver API, NVRTC).
+# Run it here (JDK 17 with jmods, Maven); the result must stay under 64 MiB. The folder is git-ignored.
+set -euo pipefail
+module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$module")"
+bundle="$module/gpu-bundle"
+limit=$((64 * 1024 * 1024))
+jdk="${PINSHARD_BUNDLE_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}"
+console_version=1.14.1   # JUnit Platform release that goes with JUnit Jupiter 5.14.1 (root pom)
+keep_natives=(libjnicudart.so libjninvrtc.so)
+
+[[ -d "$jdk/jmods" ]] || { echo "prepare-gpu-bundle: $jdk has no jmods folder; set PINSHARD_BUNDLE_JDK to a JDK 17+ with jmods" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== building cuda-bridge (tests compiled, not run)"
+(cd "$root" && mvn -B -q -o -pl cuda-bridge -am -DskipTests package \
+   dependency:build-classpath -Dmdep.outputFile=target/bundle.classpath -Dmdep.includeScope=runtime >&2)
+(cd "$root" && mvn -B -q -o dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:$console_version \
+   -DoutputDirectory="$work/console" >&2 \
+ && mvn -B -q -o dependency:copy -Dartifact=org.slf4j:slf4j-simple:2.0.17 -DoutputDirectory="$work/console" >&2) || {
+  echo "prepare-gpu-bundle: junit-platform-console-standalone $console_version or slf4j-simple 2.0.17 is not in the local Maven repository; run once with network:" >&2
+  echo "  mvn dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:$console_version" >&2
+  echo "  mvn dependency:get -Dartifact=org.slf4j:slf4j-simple:2.0.17" >&2
+  exit 1; }
+
+rm -rf "$bundle"
+mkdir -p "$bundle/lib"
+cp "$module"/target/pinshard-cuda-bridge-*.jar "$bundle/lib/"
+cp "$root"/reader/target/pinshard-reader-*.jar "$root"/format-spec/target/pinshard-format-spec-*.jar "$bundle/lib/"
+(cd "$module/target/test-classes" && "$jdk/bin/jar" --create --file "$bundle/lib/pinshard-cuda-bridge-tests.jar" .)
+cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
+cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"
+
+# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson) and
+# the test engines the console launcher already contains.
+tr ':' '\n' < "$module/target/bundle.classpath" | while read -r jar; do
+  [[ -n "$jar" ]] || continue
+  case "$(basename "$jar")" in
+    opencv-*|openblas-*|lz4-*|chronicle-*|jackson-*|affinity-*|jna-*|posix-*|pinshard-*) ;;
+    junit-*|jqwik-*|opentest4j-*|apiguardian-*|slf4j-simple-*) ;;
+    cuda-*-linux-x86_64.jar)
+      # Keep only the JNI libraries gpu-check uses; the full natives jar also carries cuBLAS, cuDNN, NPP, ...
+      mkdir -p "$work/natives" && (cd "$work/natives" && "$jdk/bin/jar" --extract --file "$jar")
+      mkdir -p "$work/keep/org/bytedeco/cuda/linux-x86_64"
+      for lib in "${keep_natives[@]}"; do cp "$work/natives/org/bytedeco/cuda/linux-x86_64/$lib" "$work/keep/org/bytedeco/cuda/linux-x86_64/"; done
+      (cd "$work/keep" && "$jdk/bin/jar" --create --file "$bundle/lib/$(basename "$jar")" .) ;;
+    *) cp "$jar" "$bundle/lib/" ;;
+  esac
+done
+
+echo "== linking a Java runtime"
+modules="$("$jdk/bin/jdeps" --ignore-missing-deps --print-module-deps --multi-release 17 \
+  --class-path "$bundle/lib/*" "$bundle"/lib/pinshard-*.jar "$bundle/lib/junit-console.jar")"
+# Loaded reflectively or as services, so jdeps cannot see them: Unsafe (Agrona, JavaCPP), thread allocation
+# counters (tests), the zip file system (JUnit scans jars for test classes).
+modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jdk.zipfs"
+echo "modules: $modules"
+"$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
+  --output "$bundle/runtime"
+
+size=$(du -sb "$bundle" | cut -f1)
+echo "== bundle: $bundle, $((size / 1024)) KiB (limit $((limit / 1024)) KiB)"
+du -sh "$bundle/runtime" "$bundle/lib"
+ls -la "$bundle/lib"
+if (( size >= limit )); then
+  echo "prepare-gpu-bundle: the bundle is $size bytes, over the 64 MiB that may travel" >&2
+  exit 1
+fi

@@ -1,0 +1,285 @@
+package io.pinshard.cuda;
+
+import io.pinshard.reader.memory.HostMemoryAllocator;
+import io.pinshard.reader.memory.NativeRegion;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.agrona.BufferUtil;
+import org.agrona.IoUtil;
+import org.bytedeco.cuda.cudart.cudaDeviceProp;
+import org.bytedeco.cuda.global.cudart;
+
+/**
+ * The measurements {@code cuda-bridge/gpu-check.sh} prints on a GPU machine: host-to-device bandwidth from pageable,
+ * page-locked, registered and registered read-only mapped memory at batch sizes 64 and 256 (224x224x3 uint8), the
+ * pinned peak, GPU augmentation time per batch, and the throughput of the device pipeline. {@code --probe} only
+ * reports whether CUDA is usable (exit 2 when not). A benchmark, not a test: figures vary by machine.
+ */
+public final class GpuCheck {
+    private static final int SIDE = 224;
+    private static final int REPS = 20;
+
+    private GpuCheck() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        CudaAvailability.Status status = CudaAvailability.status();
+        System.out.println(status.describe());
+        if (!status.available()) {
+            System.exit(2);
+        }
+        if (args.length > 0 && args[0].equals("--probe")) {
+            return;
+        }
+        try (CudaBackend backend = CudaBackend.open(0)) {
+            cudaDeviceProp properties = new cudaDeviceProp();
+            CudaCheck.runtime(cudart.cudaGetDeviceProperties(properties, 0), "cudaGetDeviceProperties");
+            System.out.printf(Locale.ROOT, "device 0: %s, compute capability %d, %.1f GiB%n",
+                properties.name().getString(), backend.computeCapability(), properties.totalGlobalMem() / (double) (1L << 30));
+            boolean ok = section("H2D bandwidth", () -> bandwidth(backend));
+            ok &= section("GPU augmentation", () -> augmentTime(backend));
+            ok &= section("device pipeline", () -> pipeline(backend));
+            System.out.println("\nloader images/s with the cuda backend: not measured by this bundle (the loader resizes"
+                + " with OpenCV, which the 64 MiB bundle leaves out); on a GPU machine with a JDK run"
+                + " ./pinshard bench DATASET --device cuda [--gpu-augment]");
+            if (!ok) {
+                System.exit(1);
+            }
+        }
+    }
+
+    private interface Section {
+        void run() throws IOException;
+    }
+
+    /** Runs one part of the table; a failure is printed with its cause and the other parts still run. */
+    private static boolean section(String name, Section section) {
+        try {
+            section.run();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            System.out.println(name + ": FAILED: " + e);
+            return false;
+        }
+    }
+
+    private static void bandwidth(CudaBackend backend) throws IOException {
+        long peakBytes = 256L << 20;
+        NativeRegion peakHost = backend.hostAllocator().allocate(peakBytes, 4096);
+        DeviceBuffer peakDevice = backend.allocateDevice(peakBytes);
+        double peak = gbPerSecond(backend, peakDevice.address(), peakHost.address(), peakBytes, 5);
+        peakHost.close();
+        peakDevice.close();
+        System.out.printf(Locale.ROOT, "%nH2D bandwidth, GB/s (pinned cudaMemcpy peak, 256 MiB: %.2f)%n", peak);
+        System.out.printf(Locale.ROOT, "%-8s %-10s %10s %10s %12s %18s%n", "batch", "MB", "pageable", "pinned",
+            "registered", "registered-mapped");
+        for (int batch : new int[] {64, 256}) {
+            long bytes = (long) batch * SIDE * SIDE * 3;
+            DeviceBuffer device = backend.allocateDevice(bytes);
+            ByteBuffer pageable = ByteBuffer.allocateDirect((int) bytes);
+            double pageableRate = gbPerSecond(backend, device.address(), BufferUtil.address(pageable), bytes, REPS);
+            BufferUtil.free(pageable);
+
+            double pinnedRate;
+            try (NativeRegion pinned = backend.hostAllocator().allocate(bytes, 4096)) {
+                pinnedRate = gbPerSecond(backend, device.address(), pinned.address(), bytes, REPS);
+            }
+            double registeredRate;
+            try (NativeRegion registered = HostRegistration.registering(HostMemoryAllocator.INSTANCE).allocate(bytes, 4096)) {
+                registeredRate = gbPerSecond(backend, device.address(), registered.address(), bytes, REPS);
+            }
+            double mappedRate;
+            try {
+                mappedRate = mappedRate(backend, device.address(), bytes);
+            } catch (RuntimeException e) {
+                System.out.println("registered-mapped at batch " + batch + " FAILED: " + e);
+                mappedRate = Double.NaN;
+            }
+            device.close();
+            System.out.printf(Locale.ROOT, "%-8d %-10.1f %10.2f %10.2f %12.2f %18.2f%n", batch, bytes / 1e6,
+                pageableRate, pinnedRate, registeredRate, mappedRate);
+            System.out.printf(Locale.ROOT, "         pinned ring vs peak: %.0f %% (goal >= 90 %%)%n", 100 * pinnedRate / peak);
+        }
+    }
+
+    /** A temporary file mapped read-only and registered with cudaHostRegisterReadOnly: the raw-shard case. */
+    private static double mappedRate(CudaBackend backend, long device, long bytes) throws IOException {
+        Path file = Files.createTempFile("pinshard-gpu-check", ".bin");
+        try {
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                raf.setLength(bytes);
+                MappedByteBuffer fill = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+                for (int i = 0; i < bytes; i += 4096) {
+                    fill.put(i, (byte) i);
+                }
+                fill.force();
+                IoUtil.unmap(fill);
+            }
+            MappedByteBuffer mapping;
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+                mapping = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, bytes);
+            }
+            try (HostRegistration ignored = HostRegistration.register(BufferUtil.address(mapping), bytes, true)) {
+                return gbPerSecond(backend, device, BufferUtil.address(mapping), bytes, REPS);
+            } finally {
+                IoUtil.unmap(mapping);
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static double gbPerSecond(CudaBackend backend, long device, long host, long bytes, int reps) {
+        for (int i = 0; i < 3; i++) {
+            backend.copyToDevice(device, host, bytes);
+        }
+        backend.synchronize();
+        long start = System.nanoTime();
+        for (int i = 0; i < reps; i++) {
+            backend.copyToDevice(device, host, bytes);
+        }
+        backend.synchronize();
+        return (double) bytes * reps / (System.nanoTime() - start);
+    }
+
+    private static void augmentTime(CudaBackend backend) {
+        int batch = 256;
+        long pixels = (long) batch * SIDE * SIDE;
+        DeviceBuffer source = backend.allocateDevice(pixels * 3);
+        DeviceBuffer params = backend.allocateDevice((long) batch * JitterParams.BYTES_PER_SAMPLE);
+        DeviceBuffer target = backend.allocateDevice(pixels * 3 * 4);
+        NativeRegion hostParams = backend.hostAllocator().allocate((long) batch * JitterParams.BYTES_PER_SAMPLE, 64);
+        AugmentSpec jitter = AugmentSpec.jitter(0.4f, 0.4f, 0.4f, 1);
+        org.agrona.concurrent.UnsafeBuffer table = new org.agrona.concurrent.UnsafeBuffer(hostParams.address(),
+            batch * JitterParams.BYTES_PER_SAMPLE);
+        for (int i = 0; i < batch; i++) {
+            JitterParams.write(jitter, i, table, i);
+        }
+        backend.copyToDevice(params.address(), hostParams.address(), (long) batch * JitterParams.BYTES_PER_SAMPLE);
+        // Pixel values do not change the kernel's work; a fixed pattern keeps runs comparable.
+        CudaCheck.runtime(cudart.cudaMemset(new RawPointer().at(source.address(), pixels * 3), 0x5A, pixels * 3),
+            "cudaMemset");
+        backend.synchronize();
+        System.out.printf(Locale.ROOT, "%nGPU augmentation, batch %d x %d x %d (goal < 1 ms on an H100-class GPU)%n",
+            batch, SIDE, SIDE);
+        try (CudaEvent start = new CudaEvent(true); CudaEvent end = new CudaEvent(true)) {
+            for (DType type : new DType[] {DType.FLOAT32, DType.FLOAT16, DType.BFLOAT16}) {
+                AugmentSpec spec = jitter.withOutput(type);
+                for (int i = 0; i < 3; i++) {
+                    backend.augment(source.address(), params.address(), target.address(), batch, SIDE, SIDE, spec);
+                }
+                CudaCheck.runtime(cudart.cudaEventRecord(start.native_(), backend.computeStream()), "cudaEventRecord");
+                for (int i = 0; i < REPS; i++) {
+                    backend.augment(source.address(), params.address(), target.address(), batch, SIDE, SIDE, spec);
+                }
+                CudaCheck.runtime(cudart.cudaEventRecord(end.native_(), backend.computeStream()), "cudaEventRecord");
+                end.synchronize();
+                float[] millis = new float[1];
+                CudaCheck.runtime(cudart.cudaEventElapsedTime(millis, start.native_(), end.native_()),
+                    "cudaEventElapsedTime");
+                double perBatch = millis[0] / REPS;
+                double bytesMoved = pixels * 3 * 2 + pixels * 3 * type.bytes(); // read twice, write once
+                System.out.printf(Locale.ROOT, "  %-9s %8.3f ms/batch  %8.1f GB/s effective%n", type, perBatch,
+                    bytesMoved / (perBatch * 1e6));
+            }
+        } finally {
+            source.close();
+            params.close();
+            target.close();
+            hostParams.close();
+        }
+    }
+
+    /** The whole device pipeline fed by synthetic pinned host batches: copy + augment per batch, trainer waits. */
+    private static void pipeline(CudaBackend backend) {
+        int batch = 256;
+        int batches = 60;
+        AugmentSpec spec = AugmentSpec.jitter(0.4f, 0.4f, 0.4f, 1);
+        SyntheticBatch[] ring = new SyntheticBatch[4];
+        for (int i = 0; i < ring.length; i++) {
+            ring[i] = new SyntheticBatch(backend.hostAllocator().allocate((long) batch * SIDE * SIDE * 3, 4096),
+                backend.hostAllocator().allocate(batch * 4L, 64), batch);
+        }
+        int[] produced = {0};
+        HostBatchSource source = () -> produced[0] == batches ? null : ring[produced[0]++ % ring.length];
+        long start;
+        long elapsed;
+        PipelineStats stats;
+        try (DeviceBatchStream stream = new DeviceBatchStream(source,
+            new DeviceBatchPipeline(backend, new PipelineOptions(batch, SIDE, SIDE, 4, spec)), 3)) {
+            start = System.nanoTime();
+            DeviceBatch device;
+            while ((device = stream.next()) != null) {
+                device.awaitReady();
+                device.close();
+            }
+            elapsed = System.nanoTime() - start;
+            stats = stream.stats();
+        }
+        for (SyntheticBatch b : ring) {
+            b.images.close();
+            b.labels.close();
+        }
+        System.out.printf(Locale.ROOT, "%ndevice pipeline (synthetic pinned host batches of %d, copy + augment float32):"
+            + " %.0f images/s, data-wait %.1f %% of the consumer's time%n", batch, batches * (double) batch * 1e9 / elapsed,
+            stats.dataWaitPercent());
+    }
+
+    /** A host batch that is never refilled: measures the device side alone. */
+    private static final class SyntheticBatch implements HostBatch {
+        final NativeRegion images;
+        final NativeRegion labels;
+        final int size;
+
+        SyntheticBatch(NativeRegion images, NativeRegion labels, int size) {
+            this.images = images;
+            this.labels = labels;
+            this.size = size;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public int height() {
+            return SIDE;
+        }
+
+        @Override
+        public int width() {
+            return SIDE;
+        }
+
+        @Override
+        public int channels() {
+            return 3;
+        }
+
+        @Override
+        public long imagesAddress() {
+            return images.address();
+        }
+
+        @Override
+        public long labelsAddress() {
+            return labels.address();
+        }
+
+        @Override
+        public long sampleId(int index) {
+            return index;
+        }
+
+        @Override
+        public void release() {
+        }
+    }
+}

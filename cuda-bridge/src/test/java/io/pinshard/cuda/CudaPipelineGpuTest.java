@@ -1,0 +1,112 @@
+package io.pinshard.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pinshard.reader.memory.BatchMemoryAllocator;
+import io.pinshard.reader.memory.HostMemoryAllocator;
+import io.pinshard.reader.memory.NativeRegion;
+import java.io.RandomAccessFile;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.agrona.BufferUtil;
+import org.agrona.IoUtil;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The ring on a real GPU: copies, pinned and registered memory, error reporting. Skips without a device. */
+class CudaPipelineGpuTest {
+    @BeforeEach
+    void needsCuda() {
+        CudaTestSupport.assumeCuda();
+    }
+
+    private static void roundTrip(BatchMemoryAllocator allocator) {
+        List<String> log = new ArrayList<>();
+        List<TestBatch> made = new ArrayList<>();
+        try (CudaBackend backend = CudaBackend.open(0);
+             DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, PipelineOptions.raw(4, 32, 32).withRingSize(3))) {
+            for (int k = 0; k < 10; k++) {
+                TestBatch host = new TestBatch(allocator == null ? backend.hostAllocator() : allocator, "b" + k, k * 4L,
+                    4, 32, 32, k, log);
+                made.add(host);
+                DeviceBatch device = pipeline.submit(host);
+                assertEquals(DeviceType.CUDA, device.images().deviceType());
+                device.awaitReady();
+                assertArrayEquals(host.pixelBytes(), CudaTestSupport.readBack(backend, device.images().data(), 4 * 32 * 32 * 3),
+                    "batch " + k);
+                device.releaseAfter(0);
+            }
+        }
+        for (TestBatch b : made) {
+            assertEquals(1, b.releases, b.name + " released exactly once");
+            b.free();
+        }
+    }
+
+    @Test
+    void pinnedSlotsRoundTrip() {
+        roundTrip(null);
+    }
+
+    @Test
+    void registeredOffHeapSlotsRoundTrip() {
+        roundTrip(HostRegistration.registering(HostMemoryAllocator.INSTANCE));
+    }
+
+    @Test
+    void pageableSlotsRoundTrip() {
+        roundTrip(HostMemoryAllocator.INSTANCE);
+    }
+
+    @Test
+    void readOnlyMappedFileCopiesStraightToTheDevice() throws Exception {
+        Path file = Files.createTempFile("pinshard-mapped", ".bin");
+        byte[] content = new byte[3 * 4096 + 123];
+        new java.util.Random(4).nextBytes(content);
+        Files.write(file, content);
+        MappedByteBuffer mapping;
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            mapping = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, content.length);
+        }
+        try (CudaBackend backend = CudaBackend.open(0);
+             HostRegistration ignored = HostRegistration.register(BufferUtil.address(mapping), content.length, true)) {
+            DeviceBuffer device = backend.allocateDevice(content.length);
+            backend.copyToDevice(device.address(), BufferUtil.address(mapping) + 100, content.length - 100);
+            byte[] back = CudaTestSupport.readBack(backend, device.address(), content.length - 100);
+            assertArrayEquals(java.util.Arrays.copyOfRange(content, 100, content.length), back);
+            device.close();
+        } finally {
+            IoUtil.unmap(mapping);
+            Files.delete(file);
+        }
+    }
+
+    @Test
+    void pinnedRegionsAreAlignedAndLocked() {
+        PinnedMemoryAllocator allocator = new PinnedMemoryAllocator();
+        try (NativeRegion region = allocator.allocate(10_000, 8192)) {
+            assertTrue(region.pageLocked());
+            assertEquals(0, region.address() % 8192);
+            assertEquals(10_000, region.length());
+        }
+    }
+
+    @Test
+    void failuresNameTheCall() {
+        try (CudaBackend backend = CudaBackend.open(0)) {
+            assertThrows(OutOfMemoryError.class, () -> backend.allocateDevice(1L << 50));
+            assertThrows(IllegalArgumentException.class, () -> CudaBackend.open(1 << 20));
+            // Reading from an address that is not device memory: the copy fails and names cudaMemcpy.
+            CudaException e = assertThrows(CudaException.class, () -> backend.copyToHost(BufferUtil.address(
+                java.nio.ByteBuffer.allocateDirect(16)), 16, 16));
+            assertTrue(e.getMessage().contains("cudaMemcpy"), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.pinshard.cuda;
+
+import io.pinshard.reader.memory.BatchMemoryAllocator;
+import io.pinshard.reader.memory.NativeRegion;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/** A host batch in native memory for tests: random pixels, labels = sample id * 7, records its releases. */
+final class TestBatch implements HostBatch {
+    final NativeRegion images;
+    final NativeRegion labels;
+    final long[] sampleIds;
+    final int height;
+    final int width;
+    final List<String> log;
+    final String name;
+    int releases;
+
+    TestBatch(BatchMemoryAllocator allocator, String name, long firstSample, int size, int height, int width, long seed,
+              List<String> log) {
+        this.name = name;
+        this.height = height;
+        this.width = width;
+        this.log = log;
+        this.images = allocator.allocate((long) size * height * width * 3, 64);
+        this.labels = allocator.allocate(size * 4L, 64);
+        this.sampleIds = new long[size];
+        UnsafeBuffer pixels = new UnsafeBuffer(images.address(), (int) images.length());
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < pixels.capacity(); i++) {
+            pixels.putByte(i, (byte) random.nextInt(256));
+        }
+        UnsafeBuffer labelView = new UnsafeBuffer(labels.address(), (int) labels.length());
+        for (int i = 0; i < size; i++) {
+            sampleIds[i] = firstSample + i;
+            labelView.putInt(i * 4, (int) (sampleIds[i] * 7));
+        }
+    }
+
+    @Override
+    public int size() {
+        return sampleIds.length;
+    }
+
+    @Override
+    public int height() {
+        return height;
+    }
+
+    @Override
+    public int width() {
+        return width;
+    }
+
+    @Override
+    public int channels() {
+        return 3;
+    }
+
+    @Override
+    public long imagesAddress() {
+        return images.address();
+    }
+
+    @Override
+    public long labelsAddress() {
+        return labels.address();
+    }
+
+    @Override
+    public long sampleId(int index) {
+        return sampleIds[index];
+    }
+
+    @Override
+    public void release() {
+        releases++;
+        if (log != null) {
+            log.add("release " + name);
+        }
+    }
+
+    byte[] pixelBytes() {
+        byte[] copy = new byte[(int) images.length()];
+        new UnsafeBuffer(images.address(), copy.length).getBytes(0, copy);
+        return copy;
+    }
+
+    void free() {
+        images.close();
+        labels.close();
+    }
+}
