@@ -26,7 +26,8 @@ class BenchmarkListTest {
         "io.pinshard.jmh.DatasetOpenBenchmark.openAndClose",
         "io.pinshard.jmh.RecordAccessBenchmark.accessOneRecord",
         "io.pinshard.jmh.LoaderBenchmark.nextBatch",
-        "io.pinshard.jmh.ConvertBenchmark.convert");
+        "io.pinshard.jmh.ConvertBenchmark.convert",
+        "io.pinshard.jmh.HandOffBenchmark.handOffOneBatch");
 
     static Set<BenchmarkListEntry> entries() {
         return BenchmarkList.defaultList().getAll(OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),
