@@ -1,0 +1,47 @@
+package io.pinshard.jmh;
+
+import io.pinshard.jmh.inputs.BenchmarkInputs;
+import io.pinshard.jmh.inputs.ImageCollection;
+import io.pinshard.reader.Dataset;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * {@code Dataset.open} of a dataset of one-pixel records (1,000,000 by default): maps every shard and
+ * validates every index entry, with and without the index CRC check. Measures metadata cost only.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@State(Scope.Benchmark)
+public class DatasetOpenBenchmark extends PinshardBenchmark {
+    @Param("1000000")
+    public int indexRecords;
+
+    @Param({"true", "false"})
+    public boolean checkIndexCrc;
+
+    private Path directory;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        ForkFlags.requirePresent();
+        directory = BenchmarkInputs.tinyDataset(ImageCollection.defaultCacheRoot().resolve("jmh-inputs"), indexRecords, System.err);
+    }
+
+    @Benchmark
+    public long openAndClose() {
+        try (Dataset dataset = Dataset.open(directory, checkIndexCrc)) {
+            return dataset.size();
+        }
+    }
+}
