@@ -2,6 +2,7 @@ package io.pinshard.cuda;
 
 import io.pinshard.reader.memory.BatchMemoryAllocator;
 import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.reader.memory.OwnedRegion;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
 
@@ -22,9 +23,7 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
         if (length <= 0) {
             throw new IllegalArgumentException("pinned regions hold at least 1 byte: " + length);
         }
-        if (Long.bitCount(alignment) != 1) {
-            throw new IllegalArgumentException("alignment must be a power of two: " + alignment);
-        }
+        OwnedRegion.requirePowerOfTwo(alignment);
         // cudaHostAlloc returns page-aligned memory; larger alignments get padding.
         long padding = alignment > PAGE ? alignment : 0;
         Pointer base = new Pointer();
@@ -33,8 +32,7 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
             throw new OutOfMemoryError("cudaHostAlloc could not pin " + (length + padding) + " bytes");
         }
         CudaCheck.runtime(status, "cudaHostAlloc(" + (length + padding) + " bytes)");
-        long aligned = (base.address() + alignment - 1) & -(long) alignment;
-        return new PinnedRegion(base, aligned, length);
+        return new PinnedRegion(base, OwnedRegion.align(base.address(), alignment), length);
     }
 
     @Override
@@ -42,25 +40,12 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
         return "cuda-pinned";
     }
 
-    private static final class PinnedRegion implements NativeRegion {
-        private Pointer base;
-        private final long address;
-        private final long length;
+    private static final class PinnedRegion extends OwnedRegion {
+        private final Pointer base;
 
         PinnedRegion(Pointer base, long address, long length) {
+            super(address, length);
             this.base = base;
-            this.address = address;
-            this.length = length;
-        }
-
-        @Override
-        public long address() {
-            return address;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         @Override
@@ -69,12 +54,8 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
         }
 
         @Override
-        public void close() {
-            Pointer held = base;
-            base = null;
-            if (held != null) {
-                CudaCheck.runtime(cudart.cudaFreeHost(held), "cudaFreeHost");
-            }
+        protected void release() {
+            CudaCheck.runtime(cudart.cudaFreeHost(base), "cudaFreeHost");
         }
     }
 }

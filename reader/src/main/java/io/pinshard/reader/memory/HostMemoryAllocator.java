@@ -13,13 +13,11 @@ public final class HostMemoryAllocator implements BatchMemoryAllocator {
             throw new IllegalArgumentException("host regions hold 1 to " + (Integer.MAX_VALUE - alignment)
                 + " bytes: " + length);
         }
-        if (Long.bitCount(alignment) != 1) {
-            throw new IllegalArgumentException("alignment must be a power of two: " + alignment);
-        }
+        OwnedRegion.requirePowerOfTwo(alignment);
         // Keep the original buffer (not an aligned slice): only it carries the cleaner that frees the memory.
         ByteBuffer raw = ByteBuffer.allocateDirect((int) length + alignment);
         long start = BufferUtil.address(raw);
-        return new HostRegion(raw, (start + alignment - 1) & -alignment, length);
+        return new HostRegion(raw, OwnedRegion.align(start, alignment), length);
     }
 
     @Override
@@ -27,25 +25,12 @@ public final class HostMemoryAllocator implements BatchMemoryAllocator {
         return "host";
     }
 
-    private static final class HostRegion implements NativeRegion {
-        private ByteBuffer buffer;
-        private final long address;
-        private final long length;
+    private static final class HostRegion extends OwnedRegion {
+        private final ByteBuffer buffer;
 
         HostRegion(ByteBuffer buffer, long address, long length) {
+            super(address, length);
             this.buffer = buffer;
-            this.address = address;
-            this.length = length;
-        }
-
-        @Override
-        public long address() {
-            return address;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         @Override
@@ -54,12 +39,8 @@ public final class HostMemoryAllocator implements BatchMemoryAllocator {
         }
 
         @Override
-        public void close() {
-            ByteBuffer held = buffer;
-            buffer = null;
-            if (held != null) {
-                BufferUtil.free(held);
-            }
+        protected void release() {
+            BufferUtil.free(buffer);
         }
     }
 }
