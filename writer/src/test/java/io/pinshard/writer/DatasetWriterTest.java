@@ -153,4 +153,17 @@ class DatasetWriterTest {
             assertTrue(manifest.bytes() < 64 * 64 * 3 / 4, "a flat image compresses: " + manifest.bytes());
         }
     }
+
+    @Test
+    void aRecordThatWouldPushAShardPastTwoGibIsRefusedClearlyBeforeAnyByteIsWritten() throws IOException {
+        // Readers address a shard with 32-bit offsets; the writer refuses instead of writing an unreadable file.
+        try (DatasetWriter writer = new DatasetWriter(dir, DatasetWriterOptions.defaults())) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> writer.appendPayload(Codec.JPEG, PIXELS, 0, Integer.MAX_VALUE - 100, 10, 10, 3, -1, "huge.jpg"));
+            assertTrue(refused.getMessage().contains("huge.jpg") && refused.getMessage().contains("limit"),
+                refused.getMessage());
+            writer.appendPixels(PIXELS, 0, 10, 10, 3, -1, "fine", Codec.RAW);
+            assertEquals(1, writer.finish().records(), "the refused record left no trace");
+        }
+    }
 }
