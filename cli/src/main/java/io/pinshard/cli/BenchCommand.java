@@ -10,7 +10,6 @@ import io.pinshard.cuda.LoaderBatchSource;
 import io.pinshard.cuda.PipelineOptions;
 import io.pinshard.cuda.PipelineStats;
 import io.pinshard.format.Json;
-import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.DataWaitMonitor;
@@ -125,9 +124,6 @@ final class BenchCommand implements Callable<Integer> {
                     result = measure(dataset, loader, options, pipeline);
                 }
             }
-        } catch (ShardFormatException e) {
-            spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
-            return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
         } finally {
             if (backend != null) {
                 backend.close();

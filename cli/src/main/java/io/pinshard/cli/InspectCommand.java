@@ -3,7 +3,6 @@ package io.pinshard.cli;
 import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
-import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.io.PrintWriter;
@@ -38,9 +37,6 @@ final class InspectCommand implements Callable<Integer> {
         Map<String, Object> summary;
         try (Dataset dataset = Dataset.open(directory)) {
             summary = summarise(dataset);
-        } catch (ShardFormatException e) {
-            spec.commandLine().getErr().println("pinshard inspect: " + e.getMessage());
-            return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
         }
         if (json) {
             out.print(new String(Json.pretty(summary), java.nio.charset.StandardCharsets.UTF_8));

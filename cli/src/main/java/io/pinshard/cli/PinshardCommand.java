@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.format.ShardFormatException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -34,6 +35,11 @@ public final class PinshardCommand implements Runnable {
         return new CommandLine(new PinshardCommand())
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+                if (e instanceof ShardFormatException format) {
+                    // A dataset that is not there is a usage error; one that is there but broken is a failure.
+                    commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": " + e.getMessage());
+                    return format.kind() == ShardFormatException.Kind.NOT_A_DATASET ? EXIT_USAGE : 1;
+                }
                 commandLine.getErr().println("pinshard: " + e.getMessage());
                 return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
             });

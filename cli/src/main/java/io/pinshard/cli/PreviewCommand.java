@@ -7,7 +7,6 @@ import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
-import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
@@ -85,9 +84,6 @@ final class PreviewCommand implements Callable<Integer> {
             }
             spec.commandLine().getOut().printf("wrote %s: row 1 stored images, rows 2-%d training crops (epochs 0-%d), "
                 + "last row eval crops; records 0-%d%n", out, 1 + epochs, epochs - 1, shown - 1);
-        } catch (ShardFormatException e) {
-            spec.commandLine().getErr().println("pinshard preview: " + e.getMessage());
-            return e.kind() == ShardFormatException.Kind.NOT_A_DATASET ? PinshardCommand.EXIT_USAGE : 1;
         }
         return 0;
     }
