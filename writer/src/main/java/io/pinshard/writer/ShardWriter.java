@@ -114,13 +114,12 @@ public final class ShardWriter implements AutoCloseable {
     public long append(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
                        int channels, int label, byte[] keyUtf8) throws IOException {
         ensureOpen();
-        String key = new String(keyUtf8, StandardCharsets.UTF_8);
         if (keyUtf8.length > IndexEntryDescriptor.MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("key is longer than " + IndexEntryDescriptor.MAX_KEY_LENGTH + " bytes: " + key);
+            throw new IllegalArgumentException("key is longer than " + IndexEntryDescriptor.MAX_KEY_LENGTH + " bytes: " + keyText(keyUtf8));
         }
         long projected = projectedLength(length, keyUtf8.length);
         if (projected > ShardLayout.MAX_SHARD_BYTES) {
-            throw new IllegalArgumentException("record " + key + " would grow shard " + target.getFileName() + " to "
+            throw new IllegalArgumentException("record " + keyText(keyUtf8) + " would grow shard " + target.getFileName() + " to "
                 + projected + " bytes, past the format's limit of " + ShardLayout.MAX_SHARD_BYTES);
         }
         long payloadOffset = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
@@ -132,7 +131,7 @@ public final class ShardWriter implements AutoCloseable {
             entryCheck.wrap(index, entry).validate(payloadOffset, payloadOffset + length, alignment, payloadOffset,
                 keyBytes + keyUtf8.length);
         } catch (ShardFormatException e) {
-            throw new IllegalArgumentException("record " + key + " cannot be stored: " + e.detail(), e);
+            throw new IllegalArgumentException("record " + keyText(keyUtf8) + " cannot be stored: " + e.detail(), e);
         }
         writeZeros(payloadOffset - position);
         writeBytes(payload, offset, length);
@@ -180,6 +179,11 @@ public final class ShardWriter implements AutoCloseable {
         } finally {
             Files.deleteIfExists(temporary);
         }
+    }
+
+    // Keys are only decoded for error messages, not on every append.
+    private static String keyText(byte[] keyUtf8) {
+        return new String(keyUtf8, StandardCharsets.UTF_8);
     }
 
     private void ensureOpen() {
