@@ -22,6 +22,7 @@ public final class ShardStructure {
     private final long metadataOffset;
     private final long metadataLength;
     private final long footerOffset;
+    private final int indexCrc;
     private final int keyTableCrc;
     private final int metadataCrc;
 
@@ -40,6 +41,7 @@ public final class ShardStructure {
         this.metadataOffset = ShardLayout.metadataOffset(keyTableOffset, keyTableLength);
         this.metadataLength = footer.metadataLength();
         this.footerOffset = fileLength - ShardFooterDescriptor.LENGTH;
+        this.indexCrc = footer.indexCrc();
         this.keyTableCrc = footer.keyTableCrc();
         this.metadataCrc = footer.metadataCrc();
     }
@@ -169,6 +171,11 @@ public final class ShardStructure {
 
     public long footerOffset() {
         return footerOffset;
+    }
+
+    /** The index CRC32C the footer records (checked by {@link #read} only when asked to). */
+    public int indexCrc() {
+        return indexCrc;
     }
 
     public int keyTableCrc() {

@@ -113,8 +113,7 @@ public final class DatasetVerifier {
         UnsafeBuffer buffer = shard.buffer();
         String name = shard.name();
         int indexCrc = crc.compute(buffer, (int) s.indexOffset(), (int) (s.keyTableOffset() - s.indexOffset()));
-        int storedIndexCrc = buffer.getInt((int) s.footerOffset() + io.pinshard.format.ShardFooterDescriptor.INDEX_CRC_OFFSET,
-            java.nio.ByteOrder.LITTLE_ENDIAN);
+        int storedIndexCrc = s.indexCrc();
         if (indexCrc != storedIndexCrc) {
             problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "index CRC32C is " + Crc32c.hex(indexCrc)
                 + ", the footer says " + Crc32c.hex(storedIndexCrc)));
