@@ -19,6 +19,7 @@ import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
+import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SampleOrder;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -72,6 +73,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--resampler", defaultValue = "auto", description = "Crop resampler: auto, vector (JDK Vector API;"
+        + " needs --add-modules=jdk.incubator.vector, which ./pinshard passes) or opencv (default ${DEFAULT-VALUE}).")
+    String resampler;
+
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
     boolean json;
 
@@ -90,6 +95,7 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop).order(SampleOrder.parse(order))
             .seed(seed).checkCrc(checkCrc).mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN)
+            .resampler(Resampler.parse(resampler))
             // No trainer here: data wait is ~100 % by design, so the guard's warning would only add noise.
             .dataWaitWarning(1e9, 50);
         if (workers != null) {
@@ -185,6 +191,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
         result.put("allocator", options.allocator().name());
+        result.put("resampler", options.resampler().effective().name().toLowerCase(Locale.ROOT));
         if (lane != null) {
             PipelineStats deviceAfter = lane.stream.stats();
             long waited = deviceAfter.dataWaitNanos() - deviceBefore.dataWaitNanos();

@@ -16,11 +16,13 @@ public final class ForkFlags {
     public static final String EXPORT_REF = "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED";
     public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     public static final String NO_ANALYTICS = "-Dchronicle.analytics.disable=true";
+    /** The loader's vector crop kernel (see Resampler); without it the loader falls back to OpenCV. */
+    public static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
     public static final String JDK24_UNSAFE = "--sun-misc-unsafe-memory-access=allow";
 
     /** In the order of the pom property. */
     public static final List<String> ALL = List.of(EXPORT_MISC, OPEN_REFLECT, EXPORT_NIO_CH, EXPORT_REF, NATIVE_ACCESS,
-        NO_ANALYTICS);
+        NO_ANALYTICS, VECTOR_MODULE);
 
     private ForkFlags() {
     }

@@ -12,7 +12,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Subclasses call {@link ForkFlags#requirePresent()} in their trial setup.
  */
 @Fork(value = 1, jvmArgsAppend = {ForkFlags.EXPORT_MISC, ForkFlags.OPEN_REFLECT, ForkFlags.EXPORT_NIO_CH,
-    ForkFlags.EXPORT_REF, ForkFlags.NATIVE_ACCESS, ForkFlags.NO_ANALYTICS, "-Xmx2g"})
+    ForkFlags.EXPORT_REF, ForkFlags.NATIVE_ACCESS, ForkFlags.NO_ANALYTICS, ForkFlags.VECTOR_MODULE, "-Xmx2g"})
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 @OutputTimeUnit(TimeUnit.SECONDS)

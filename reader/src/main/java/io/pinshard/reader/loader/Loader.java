@@ -69,6 +69,7 @@ public final class Loader implements AutoCloseable {
                 throw new IllegalArgumentException(view + " has " + view.channels() + " channels; the loader reads 1, 3 or 4");
             }
         }
+        options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
         opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
         this.ring = new BatchRing(options);
         this.processors = new SampleProcessor[options.workers()];

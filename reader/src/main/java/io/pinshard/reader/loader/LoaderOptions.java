@@ -34,13 +34,15 @@ import java.util.Objects;
  * @param reducedJpegDecode  decode JPEG at 1/2, 1/4 or 1/8 scale when the crop box still covers the output
  * @param dataWaitWarnFraction warn when data-wait exceeds this fraction of step time over a window (0.10)
  * @param dataWaitWindow     steps per data-wait window
+ * @param resampler          who does the bilinear crop of 3-channel images ({@link Resampler#AUTO})
  */
 public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder order, long seed, boolean dropLast,
                             int prefetch, int rank, int worldSize, LoaderMode mode, boolean checkCrc,
                             ErrorPolicy errorPolicy, BatchMemoryAllocator allocator,
                             BatchMemoryAllocator scratchAllocator, double scaleMin, double scaleMax, double ratioMin,
                             double ratioMax, double flipProbability, double evalCropFraction, int quasiRandomWindow,
-                            boolean reducedJpegDecode, double dataWaitWarnFraction, int dataWaitWindow) {
+                            boolean reducedJpegDecode, double dataWaitWarnFraction, int dataWaitWindow,
+                            Resampler resampler) {
 
     public LoaderOptions {
         Objects.requireNonNull(order, "order");
@@ -48,6 +50,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         Objects.requireNonNull(errorPolicy, "errorPolicy");
         Objects.requireNonNull(allocator, "allocator");
         Objects.requireNonNull(scratchAllocator, "scratchAllocator");
+        Objects.requireNonNull(resampler, "resampler");
         require(batchSize >= 1 && batchSize <= 1 << 16, "batch size must be 1..65536: " + batchSize);
         require(crop >= 1 && crop <= 8192, "crop must be 1..8192 pixels: " + crop);
         require((long) batchSize * crop * crop * 3 <= Integer.MAX_VALUE - 4096,
@@ -85,6 +88,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         b.ratioMax = ratioMax; b.flipProbability = flipProbability; b.evalCropFraction = evalCropFraction;
         b.quasiRandomWindow = quasiRandomWindow; b.reducedJpegDecode = reducedJpegDecode;
         b.dataWaitWarnFraction = dataWaitWarnFraction; b.dataWaitWindow = dataWaitWindow;
+        b.resampler = resampler;
         return b;
     }
 
@@ -114,6 +118,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         private boolean reducedJpegDecode = true;
         private double dataWaitWarnFraction = 0.10;
         private int dataWaitWindow = 50;
+        private Resampler resampler = Resampler.AUTO;
 
         private Builder() {
         }
@@ -150,12 +155,15 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
             return this;
         }
 
+        /** {@link Resampler#VECTOR} makes {@link Loader#open} fail, with the reason, where it cannot run. */
+        public Builder resampler(Resampler value) { resampler = value; return this; }
+
         public LoaderOptions build() {
             int slots = prefetch > 0 ? prefetch : Math.max(2, 2 * workers);
             return new LoaderOptions(batchSize, crop, workers, order, seed, dropLast, slots, rank, worldSize, mode,
                 checkCrc, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
                 flipProbability, evalCropFraction, quasiRandomWindow, reducedJpegDecode, dataWaitWarnFraction,
-                dataWaitWindow);
+                dataWaitWindow, resampler);
         }
     }
 }

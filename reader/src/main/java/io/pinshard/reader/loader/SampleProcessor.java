@@ -32,7 +32,7 @@ final class SampleProcessor implements AutoCloseable {
     /** @param maxDecodedBytes the largest decoded record of the dataset (lz4 scratch size) */
     SampleProcessor(LoaderOptions options, int maxDecodedBytes, boolean needsScratch) {
         this.options = options;
-        this.resizer = new CropResizer(options.crop());
+        this.resizer = new CropResizer(options.crop(), options.resampler());
         this.scratchMemory = needsScratch ? ByteBuffer.allocateDirect(Math.max(64, align(maxDecodedBytes)))
             : null;
         this.scratch = needsScratch ? new UnsafeBuffer(scratchMemory) : null;

@@ -2,36 +2,48 @@ package io.pinshard.reader.loader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.format.Codec;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every augmented crop equals a plain float reference of the same box, bilinear resize and flip. */
+/** Every augmented crop equals a plain float reference of the same box, bilinear resize and flip, with each resampler. */
 class CropCorrectnessTest {
     @TempDir
     Path temp;
 
-    @Test
-    void trainCropsMatchTheReferenceWithinOneGreyLevel() throws Exception {
-        check(Codec.RAW, 3, LoaderMode.TRAIN, 24);
-        check(Codec.LZ4, 3, LoaderMode.TRAIN, 24);
-        check(Codec.RAW, 1, LoaderMode.TRAIN, 24);
-        check(Codec.RAW, 4, LoaderMode.TRAIN, 16);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Resampler.class, names = {"OPENCV", "VECTOR"})
+    void trainCropsMatchTheReferenceWithinOneGreyLevel(Resampler resampler) throws Exception {
+        assumeRunnable(resampler);
+        check(Codec.RAW, 3, LoaderMode.TRAIN, 24, resampler);
+        check(Codec.LZ4, 3, LoaderMode.TRAIN, 24, resampler);
+        check(Codec.RAW, 1, LoaderMode.TRAIN, 24, resampler);
+        check(Codec.RAW, 4, LoaderMode.TRAIN, 16, resampler);
     }
 
-    @Test
-    void evalCropsMatchTheReference() throws Exception {
-        check(Codec.RAW, 3, LoaderMode.EVAL, 20);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Resampler.class, names = {"OPENCV", "VECTOR"})
+    void evalCropsMatchTheReference(Resampler resampler) throws Exception {
+        assumeRunnable(resampler);
+        check(Codec.RAW, 3, LoaderMode.EVAL, 20, resampler);
     }
 
-    private void check(Codec codec, int channels, LoaderMode mode, int crop) throws Exception {
-        Path dir = TestDatasets.write(temp.resolve(codec + "-" + channels + "-" + mode), 40, codec, channels, 1 << 20);
-        LoaderOptions options = TestDatasets.small().crop(crop).mode(mode).seed(11).build();
+    private static void assumeRunnable(Resampler resampler) {
+        String reason = Resampler.vectorUnavailableReason();
+        assumeTrue(resampler != Resampler.VECTOR || reason == null, "vector kernel not runnable here: " + reason);
+    }
+
+    private void check(Codec codec, int channels, LoaderMode mode, int crop, Resampler resampler) throws Exception {
+        Path dir = TestDatasets.write(temp.resolve(resampler + "-" + codec + "-" + channels + "-" + mode), 40, codec,
+            channels, 1 << 20);
+        LoaderOptions options = TestDatasets.small().crop(crop).mode(mode).seed(11).resampler(resampler).build();
         int flips = 0;
         int boxesSmallerThanImage = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
@@ -71,6 +83,11 @@ class CropCorrectnessTest {
 
     /** Straightforward bilinear (half-pixel centres, edge clamp) of the box to crop x crop, then RGB expansion and flip. */
     static byte[] reference(byte[] image, int width, int channels, CropBox box, int crop) {
+        return reference(image, width, channels, box, crop, width * channels);
+    }
+
+    /** The same over rows {@code step} bytes apart. */
+    static byte[] reference(byte[] image, int width, int channels, CropBox box, int crop, int step) {
         byte[] out = new byte[crop * crop * 3];
         double sx = (double) box.width() / crop;
         double sy = (double) box.height() / crop;
@@ -87,10 +104,10 @@ class CropCorrectnessTest {
                 int outX = box.flip() ? crop - 1 - x : x;
                 for (int c = 0; c < 3; c++) {
                     int sc = channels == 1 ? 0 : c;
-                    double v = (1 - wy) * ((1 - wx) * px(image, width, channels, box, y0, x0, sc)
-                        + wx * px(image, width, channels, box, y0, x1, sc))
-                        + wy * ((1 - wx) * px(image, width, channels, box, y1, x0, sc)
-                        + wx * px(image, width, channels, box, y1, x1, sc));
+                    double v = (1 - wy) * ((1 - wx) * px(image, step, channels, box, y0, x0, sc)
+                        + wx * px(image, step, channels, box, y0, x1, sc))
+                        + wy * ((1 - wx) * px(image, step, channels, box, y1, x0, sc)
+                        + wx * px(image, step, channels, box, y1, x1, sc));
                     out[(y * crop + outX) * 3 + c] = (byte) Math.round(v);
                 }
             }
@@ -98,7 +115,7 @@ class CropCorrectnessTest {
         return out;
     }
 
-    private static int px(byte[] image, int width, int channels, CropBox box, int y, int x, int c) {
-        return image[((box.y() + y) * width + box.x() + x) * channels + c] & 255;
+    private static int px(byte[] image, int step, int channels, CropBox box, int y, int x, int c) {
+        return image[(box.y() + y) * step + (box.x() + x) * channels + c] & 255;
     }
 }

@@ -1,0 +1,62 @@
+package io.pinshard.reader.loader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Which resampler runs: the build's JVMs have the vector module; a JVM without it falls back with a reason. */
+class ResamplerTest {
+    @Test
+    void theBuildRunsTheVectorKernel() {
+        assertNull(Resampler.vectorUnavailableReason(), "surefire starts JVMs with --add-modules=jdk.incubator.vector");
+        assertEquals(Resampler.VECTOR, Resampler.AUTO.effective());
+        assertEquals(Resampler.OPENCV, Resampler.OPENCV.effective());
+    }
+
+    @Test
+    void withoutTheModuleAutoFallsBackToOpenCvAndVectorSaysWhy() throws Exception {
+        String out = runWithoutVectorModule();
+        assertTrue(out.contains("auto=OPENCV"), out);
+        assertTrue(out.contains("vector=IllegalStateException: resampler VECTOR cannot run: the JVM was started without "
+            + "--add-modules jdk.incubator.vector"), out);
+    }
+
+    /** Child JVM with this test's class path and every pinshard flag but the vector module. */
+    private static String runWithoutVectorModule() throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if ((flag.startsWith("--add-") || flag.startsWith("--enable-native-access") || flag.startsWith("--sun-misc"))
+                && !flag.contains("jdk.incubator.vector")) {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Probe.class.getName()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "child JVM did not finish");
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), out);
+        return out;
+    }
+
+    /** Prints what AUTO becomes and what VECTOR says in the child JVM. */
+    public static final class Probe {
+        public static void main(String[] args) {
+            System.out.println("auto=" + Resampler.AUTO.effective());
+            try {
+                System.out.println("vector=" + Resampler.VECTOR.effective());
+            } catch (IllegalStateException e) {
+                System.out.println("vector=IllegalStateException: " + e.getMessage());
+            }
+        }
+    }
+}
