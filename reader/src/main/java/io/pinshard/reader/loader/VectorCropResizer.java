@@ -40,6 +40,8 @@ final class VectorCropResizer implements CropKernel {
     private final int crop;
     private final int values;
     private final int blocks;
+    /** Length of the resized and output row buffers: whole 32-byte vectors. */
+    private final int rowBytes;
     private final int maxBoxWidth;
 
     private final int[] column;
@@ -79,8 +81,9 @@ final class VectorCropResizer implements CropKernel {
         this.leftWeight = new short[padded];
         this.rightWeight = new short[padded];
         this.sourceRow = new byte[maxBoxWidth * CHANNELS + WINDOW_BYTES];
-        this.resizedRows = new byte[][] {new byte[padded], new byte[padded]};
-        this.outputRow = new byte[padded];
+        this.rowBytes = (padded + WINDOW_BYTES - 1) / WINDOW_BYTES * WINDOW_BYTES;
+        this.resizedRows = new byte[][] {new byte[rowBytes], new byte[rowBytes]};
+        this.outputRow = new byte[rowBytes];
     }
 
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link Resampler}. */
@@ -101,12 +104,12 @@ final class VectorCropResizer implements CropKernel {
         target.wrap(destination, values * crop);
         resizedRowTag[0] = -1;
         resizedRowTag[1] = -1;
-        int rowBytes = box.width * CHANNELS;
+        int boxRowBytes = box.width * CHANNELS;
         for (int y = 0; y < crop; y++) {
             int top = row[y];
             int bottom = Math.min(top + 1, box.height - 1);
-            byte[] upper = resizedRow(top, box, step, rowBytes);
-            byte[] lower = resizedRow(bottom, box, step, rowBytes);
+            byte[] upper = resizedRow(top, box, step, boxRowBytes);
+            byte[] lower = resizedRow(bottom, box, step, boxRowBytes);
             if (rowWeight[y] == 0) {
                 target.putBytes(y * values, upper, 0, values);
             } else {
@@ -118,11 +121,11 @@ final class VectorCropResizer implements CropKernel {
     }
 
     /** Source row {@code r} of the box, horizontally resized; the two most recent rows are kept. */
-    private byte[] resizedRow(int r, CropBox box, long step, int rowBytes) {
+    private byte[] resizedRow(int r, CropBox box, long step, int boxRowBytes) {
         int slot = r & 1;
         byte[] resized = resizedRows[slot];
         if (resizedRowTag[slot] != r) {
-            source.getBytes(Math.toIntExact((box.y + r) * step + (long) box.x * CHANNELS), sourceRow, 0, rowBytes);
+            source.getBytes(Math.toIntExact((box.y + r) * step + (long) box.x * CHANNELS), sourceRow, 0, boxRowBytes);
             resizeRow(resized);
             resizedRowTag[slot] = r;
         }
@@ -149,14 +152,22 @@ final class VectorCropResizer implements CropKernel {
         }
     }
 
+    /**
+     * Vertical blend, 32 values per step without widening: even and odd bytes are weighted in the low and
+     * high halves of 16-bit lanes, and the two 8-bit results are put back in place with one shift and or.
+     */
     private void blendRows(byte[] upper, byte[] lower, short upperWeight, short lowerWeight) {
-        for (int k = 0; k < blocks * STEP; k += STEP) {
-            ShortVector a = (ShortVector) ByteVector.fromArray(HALF, upper, k).convertShape(VectorOperators.B2S, LANES, 0);
-            ShortVector b = (ShortVector) ByteVector.fromArray(HALF, lower, k).convertShape(VectorOperators.B2S, LANES, 0);
-            ShortVector blended = a.and(LOW_BYTE).mul(upperWeight).add(b.and(LOW_BYTE).mul(lowerWeight))
+        for (int k = 0; k < rowBytes; k += WINDOW_BYTES) {
+            ShortVector a = ByteVector.fromArray(WINDOW, upper, k).reinterpretAsShorts();
+            ShortVector b = ByteVector.fromArray(WINDOW, lower, k).reinterpretAsShorts();
+            ShortVector even = a.and(LOW_BYTE).mul(upperWeight).add(b.and(LOW_BYTE).mul(lowerWeight))
                 .add(ROUND)
                 .lanewise(VectorOperators.LSHR, WEIGHT_BITS);
-            ((ByteVector) blended.convertShape(VectorOperators.S2B, HALF, 0)).intoArray(outputRow, k);
+            ShortVector odd = a.lanewise(VectorOperators.LSHR, 8).mul(upperWeight)
+                .add(b.lanewise(VectorOperators.LSHR, 8).mul(lowerWeight))
+                .add(ROUND)
+                .lanewise(VectorOperators.LSHR, WEIGHT_BITS);
+            even.or(odd.lanewise(VectorOperators.LSHL, 8)).reinterpretAsBytes().intoArray(outputRow, k);
         }
     }
 

@@ -1,0 +1,103 @@
+package io.pinshard.reader.loader;
+
+import io.pinshard.format.Codec;
+import io.pinshard.jmh.ForkFlags;
+import io.pinshard.jmh.ImagesPerOp;
+import io.pinshard.jmh.PinshardBenchmark;
+import io.pinshard.jmh.inputs.BenchmarkInputs;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
+import java.io.IOException;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The loader's inner loop alone, one crop per operation on one thread: a random record of a raw
+ * dataset of 320-px photos (mapped, mostly not in CPU caches), a torchvision random-resized-crop box
+ * and flip, bilinear to 224 x 224 x 3 into off-heap memory, with each resampler; beside it, the memory
+ * bandwidth references: a plain copy of the same output bytes (224 rows of 672 bytes from the box's
+ * corner) and a plain copy of every row of the box (the bytes a crop must read).
+ * In the reader's package (on the class path) to reach the package-private kernels.
+ */
+@BenchmarkMode(Mode.Throughput)
+@State(Scope.Thread)
+public class CropKernelBenchmark extends PinshardBenchmark {
+    /** vector, opencv (resamplers) or copy-output, copy-box (memory references). */
+    @Param({"vector", "opencv", "copy-output", "copy-box"})
+    public String work;
+
+    @Param("512")
+    public int records;
+
+    @Param("224")
+    public int crop;
+
+    private Dataset dataset;
+    private final RecordView view = new RecordView();
+    private final SplitMix random = new SplitMix();
+    private final CropBox box = new CropBox();
+    private LoaderOptions options;
+    private CropResizer resizer;
+    private UnsafeBuffer destination;
+    private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
+    private long sample;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        ForkFlags.requirePresent();
+        dataset = Dataset.open(BenchmarkInputs.prepareDefault().dataset(Codec.RAW, records, System.err));
+        Resampler resampler = "opencv".equals(work) ? Resampler.OPENCV : Resampler.AUTO;
+        if ("vector".equals(work) && Resampler.vectorUnavailableReason() != null) {
+            throw new IllegalStateException("vector kernel unavailable: " + Resampler.vectorUnavailableReason());
+        }
+        options = LoaderOptions.builder().crop(crop).resampler(resampler).build();
+        resizer = new CropResizer(crop, resampler);
+        destination = new UnsafeBuffer(BufferUtil.allocateDirectAligned(crop * crop * 3, 64));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        resizer.close();
+        dataset.close();
+    }
+
+    @Benchmark
+    @ImagesPerOp(loaderComparable = false)
+    public long cropOneImage() {
+        long seed = SplitMix.mix(11, 0, sample++);
+        dataset.record(Long.remainderUnsigned(seed, dataset.size()), view);
+        box.randomResized(view.height(), view.width(), options, random.seed(seed));
+        long step = (long) view.width() * view.channels();
+        switch (work) {
+            case "copy-output" -> copyRows(step, Math.min(crop, view.height() - box.y), Math.min(crop * 3L,
+                step - box.x * 3L));
+            case "copy-box" -> copyRows(step, box.height, box.width * 3L);
+            default -> resizer.resizeInto(view.payloadAddress(), step, view.channels(), box, destination.addressOffset());
+        }
+        return destination.getLong(0);
+    }
+
+    /** {@code rows} rows of {@code bytes} from the box's corner, packed into the destination (wrapping). */
+    private void copyRows(long step, int rows, long bytes) {
+        source.wrap(view.payloadAddress(), view.payloadLength());
+        int capacity = destination.capacity();
+        int at = 0;
+        for (int r = 0; r < rows; r++) {
+            int length = (int) bytes;
+            if (at + length > capacity) {
+                at = 0;
+            }
+            source.getBytes((int) ((box.y + r) * step + box.x * 3L), destination, at, length);
+            at += length;
+        }
+    }
+}
