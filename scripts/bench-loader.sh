@@ -3,6 +3,7 @@
 # Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
 #   Prepares (once) the cached photos at shorter side 320 as raw, lz4 and jpeg pinshard datasets plus the
 #   same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
+#   (and raw once more with --resampler opencv, the fallback)
 #   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
 #   markdown table. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
 set -euo pipefail
@@ -31,10 +32,12 @@ if [[ ! -f "$data/.complete" ]]; then
 fi
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || { echo "bench-loader: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 3; }
 results="$(mktemp)"
-for codec in raw lz4 jpeg; do
-  echo "pinshard bench $codec ..." >&2
-  ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" --seconds "$seconds" --json 2>/dev/null \
-    | sed "s/^{/{\"loader\":\"pinshard-$codec\",/" >> "$results"
+for run in raw lz4 jpeg raw:opencv; do
+  codec="${run%%:*}" resampler="auto" label="pinshard-$codec"
+  if [[ "$run" == *:* ]]; then resampler="${run#*:}" label="pinshard-$codec-$resampler"; fi
+  echo "pinshard bench $codec (resampler $resampler) ..." >&2
+  ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" --seconds "$seconds" \
+    --resampler "$resampler" --json 2>/dev/null | sed "s/^{/{\"loader\":\"$label\",/" >> "$results"
 done
 echo "pytorch ..." >&2
 /usr/bin/python3 scripts/bench_torch_loader.py "$data/jpeg-files" --batch 256 --crop 224 --workers "$workers" \
@@ -43,11 +46,12 @@ echo "pytorch ..." >&2
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 base = next(r for r in rows if r["loader"] == "pytorch")["images_per_s"]
-print("| loader | images/s | MB/s out | x PyTorch | heap B/batch | workers | batch | crop |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| loader | resampler | images/s | MB/s out | x PyTorch | heap B/batch | workers | batch | crop |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     heap = f'{r["heap_bytes_per_batch"]:.0f}' if "heap_bytes_per_batch" in r else "n/a"
-    print(f'| {r["loader"]} | {r["images_per_s"]:.0f} | {r["mb_per_s"]:.0f} | {r["images_per_s"] / base:.1f} | {heap} '
+    print(f'| {r["loader"]} | {r.get("resampler", "-")} | {r["images_per_s"]:.0f} | {r["mb_per_s"]:.0f} '
+          f'| {r["images_per_s"] / base:.1f} | {heap} '
           f'| {r["workers"]} | {r["batch"]} | {r["crop"]} |')
 PY
 rm -f "$results"

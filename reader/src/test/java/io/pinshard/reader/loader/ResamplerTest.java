@@ -1,8 +1,8 @@
 package io.pinshard.reader.loader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 class ResamplerTest {
     @Test
     void theBuildRunsTheVectorKernel() {
-        assertNull(Resampler.vectorUnavailableReason(), "surefire starts JVMs with --add-modules=jdk.incubator.vector");
+        String reason = Resampler.vectorUnavailableReason();
+        assertTrue(reason == null || !reason.contains("--add-modules"),
+            "surefire starts JVMs with --add-modules=jdk.incubator.vector: " + reason);
+        assumeTrue(reason == null, "this CPU cannot run the kernel: " + reason);
         assertEquals(Resampler.VECTOR, Resampler.AUTO.effective());
         assertEquals(Resampler.OPENCV, Resampler.OPENCV.effective());
     }
