@@ -1,6 +1,8 @@
 package io.pinshard.reader.loader;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which code does the bilinear crop-resize-mirror of 3-channel images. {@link #VECTOR} is a JDK Vector API
@@ -25,6 +27,8 @@ public enum Resampler {
     public static final int VECTOR_MAX_SCALE = 3;
 
     private static final String VECTOR_MODULE = "jdk.incubator.vector";
+    /** AUTO says once per JVM that it fell back, so a trainer learns what the flag is worth. */
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
     private static final String KERNEL_CLASS = "io.pinshard.reader.loader.VectorCropResizer";
 
     /** {@code auto}, {@code vector} or {@code opencv}, any case. */
@@ -48,7 +52,14 @@ public enum Resampler {
                 }
                 yield VECTOR;
             }
-            case AUTO -> vectorUnavailableReason() == null ? VECTOR : OPENCV;
+            case AUTO -> {
+                String reason = vectorUnavailableReason();
+                if (reason != null && FALLBACK_LOGGED.compareAndSet(false, true)) {
+                    LoggerFactory.getLogger(Resampler.class).info("pinshard loader crops with OpenCV, not the vector "
+                        + "kernel ({}); with --add-modules=jdk.incubator.vector raw shards load about 1.7x faster", reason);
+                }
+                yield reason == null ? VECTOR : OPENCV;
+            }
         };
     }
 

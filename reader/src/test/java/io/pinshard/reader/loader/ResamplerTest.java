@@ -26,9 +26,10 @@ class ResamplerTest {
     }
 
     @Test
-    void withoutTheModuleAutoFallsBackToOpenCvAndVectorSaysWhy() throws Exception {
+    void withoutTheModuleAutoFallsBackToOpenCvSaysSoAndVectorSaysWhy() throws Exception {
         String out = runWithoutVectorModule();
         assertTrue(out.contains("auto=OPENCV"), out);
+        assertTrue(out.contains("pinshard loader crops with OpenCV, not the vector kernel"), "AUTO says it fell back: " + out);
         assertTrue(out.contains("vector=IllegalStateException: resampler VECTOR cannot run: the JVM was started without "
             + "--add-modules jdk.incubator.vector"), out);
     }
