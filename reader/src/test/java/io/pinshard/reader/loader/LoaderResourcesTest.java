@@ -35,23 +35,24 @@ class LoaderResourcesTest {
     }
 
     /**
-     * Heap bytes per batch over every loader worker and the consumer, after warm-up: whole epochs until
-     * one allocates at most 1 KiB per batch (the vector crop kernel allocates until C2 has compiled it,
+     * Heap bytes per batch over every loader worker and the consumer, after warm-up: whole epochs until two
+     * in a row allocate at most 1 KiB per batch (the vector crop kernel allocates until C2 has compiled it,
      * which on 2 busy cores can take a few epochs of this small data), at most {@value #WARMUP_EPOCHS}.
      */
     static double heapBytesPerBatch(Path dir, Codec codec) {
         LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(24).workers(2).prefetch(4).seed(3).build();
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options)) {
             int epochs = 0;
-            double warmupPerBatch;
+            int quiet = 0;
             do {
                 long before = loader.stats().workerHeapBytes(); // counted by each worker as it ends its run
                 try (Epoch warmup = loader.epoch(epochs++)) {
                     long batches = drain(warmup, Long.MAX_VALUE);
                     warmup.close();
-                    warmupPerBatch = (loader.stats().workerHeapBytes() - before) / (double) batches;
+                    double perBatch = (loader.stats().workerHeapBytes() - before) / (double) batches;
+                    quiet = perBatch <= 1024 ? quiet + 1 : 0;
                 }
-            } while (warmupPerBatch > 1024 && epochs < WARMUP_EPOCHS);
+            } while (quiet < 2 && epochs < WARMUP_EPOCHS);
             System.out.printf("zero-heap: %s warm after %d epoch(s)%n", codec.label(), epochs);
             try (Epoch epoch = loader.epoch(epochs)) {
                 drain(epoch, 20);
