@@ -62,6 +62,22 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         options = LoaderOptions.builder().crop(crop).resampler(resampler).build();
         resizer = new CropResizer(crop, resampler);
         destination = new UnsafeBuffer(BufferUtil.allocateDirectAligned(crop * crop * 3, 64));
+        warmUpUntilCompiled();
+    }
+
+    /**
+     * The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s): crop
+     * in the setup until two rounds of 100 in a row allocate under 1 KiB, so even {@code jmh/run.sh quick}'s
+     * one-second warm-up measures compiled code.
+     */
+    private void warmUpUntilCompiled() {
+        for (int round = 0, quiet = 0; round < 200 && quiet < 2; round++) {
+            long before = HeapCounter.currentThreadAllocatedBytes();
+            for (int i = 0; i < 100; i++) {
+                cropOneImage();
+            }
+            quiet = HeapCounter.currentThreadAllocatedBytes() - before < 1024 ? quiet + 1 : 0;
+        }
     }
 
     @TearDown(Level.Trial)
