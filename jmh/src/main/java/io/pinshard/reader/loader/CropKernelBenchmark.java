@@ -55,29 +55,19 @@ public class CropKernelBenchmark extends PinshardBenchmark {
     public void setUp() throws IOException {
         ForkFlags.requirePresent();
         dataset = Dataset.open(BenchmarkInputs.prepareDefault().dataset(Codec.RAW, records, System.err));
-        Resampler resampler = "opencv".equals(work) ? Resampler.OPENCV : Resampler.AUTO;
-        if ("vector".equals(work) && Resampler.vectorUnavailableReason() != null) {
-            throw new IllegalStateException("vector kernel unavailable: " + Resampler.vectorUnavailableReason());
-        }
+        // VECTOR fails here, with the reason, where the kernel cannot run; the copies need no kernel.
+        Resampler resampler = "vector".equals(work) ? Resampler.VECTOR : Resampler.OPENCV;
         options = LoaderOptions.builder().crop(crop).resampler(resampler).build();
         resizer = new CropResizer(crop, resampler);
         destination = new UnsafeBuffer(BufferUtil.allocateDirectAligned(crop * crop * 3, 64));
-        warmUpUntilCompiled();
-    }
-
-    /**
-     * The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s): crop
-     * in the setup until two rounds of 100 in a row allocate under 1 KiB, so even {@code jmh/run.sh quick}'s
-     * one-second warm-up measures compiled code.
-     */
-    private void warmUpUntilCompiled() {
-        for (int round = 0, quiet = 0; round < 200 && quiet < 2; round++) {
-            long before = HeapCounter.currentThreadAllocatedBytes();
+        // The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s):
+        // crop here until two rounds of 100 in a row allocate under 1 KiB, so even jmh/run.sh quick's
+        // one-second warm-up measures compiled code.
+        HeapCounter.warmUpUntilQuiet(() -> {
             for (int i = 0; i < 100; i++) {
                 cropOneImage();
             }
-            quiet = HeapCounter.currentThreadAllocatedBytes() - before < 1024 ? quiet + 1 : 0;
-        }
+        }, 2, 200);
     }
 
     @TearDown(Level.Trial)

@@ -111,17 +111,14 @@ class VectorCropResizerTest {
             VectorCropResizer kernel = new VectorCropResizer(crop);
             Random random = new Random(1);
             CropBox box = new CropBox();
-            // Warm up until C2 has compiled the kernel for good (the Vector API allocates before that, and a
-            // late deoptimisation sends it back for a while): chunks of 200 crops until three in a row
+            // Warm up until C2 has compiled the kernel for good: chunks of 200 crops until three in a row
             // allocate under 1 KiB each, at most 100 chunks.
-            for (int chunk = 0, quiet = 0; chunk < 100 && quiet < 3; chunk++) {
-                long start = HeapCounter.currentThreadAllocatedBytes();
+            HeapCounter.warmUpUntilQuiet(() -> {
                 for (int i = 0; i < 200; i++) {
                     next(random, box, crop);
                     kernel.resizeInto(images.source, STEP, box, images.target);
                 }
-                quiet = HeapCounter.currentThreadAllocatedBytes() - start < 1024 ? quiet + 1 : 0;
-            }
+            }, 3, 100);
             long before = HeapCounter.currentThreadAllocatedBytes();
             for (int i = 0; i < 500; i++) {
                 next(random, box, crop);
