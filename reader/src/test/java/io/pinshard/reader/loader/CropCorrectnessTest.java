@@ -60,13 +60,7 @@ class CropCorrectnessTest {
                         boxesSmallerThanImage += box.width() < view.width() ? 1 : 0;
                         byte[] expected = reference(TestDatasets.pixels(record, view.height(), view.width(), channels),
                             view.width(), channels, box, crop);
-                        byte[] actual = new byte[expected.length];
-                        new UnsafeBuffer(batch.imageAddress(i), actual.length).getBytes(0, actual);
-                        double meanError = 0;
-                        for (int k = 0; k < actual.length; k++) {
-                            meanError += Math.abs((actual[k] & 255) - (expected[k] & 255));
-                        }
-                        meanError /= actual.length;
+                        double meanError = meanError(batch.imageAddress(i), expected);
                         assertTrue(meanError <= 1.0, codec + " record " + record + " " + box + ": mean error "
                             + meanError);
                         assertEquals(view.label(), batch.label(i));
@@ -79,6 +73,17 @@ class CropCorrectnessTest {
             assertTrue(flips > 5 && flips < 35, "about half the crops are flipped: " + flips);
             assertTrue(boxesSmallerThanImage > 20, "random boxes are mostly smaller than the image");
         }
+    }
+
+    /** Mean absolute difference, in grey levels, between the bytes at {@code image} and {@code expected}. */
+    static double meanError(long image, byte[] expected) {
+        byte[] actual = new byte[expected.length];
+        new UnsafeBuffer(image, actual.length).getBytes(0, actual);
+        double sum = 0;
+        for (int k = 0; k < actual.length; k++) {
+            sum += Math.abs((actual[k] & 255) - (expected[k] & 255));
+        }
+        return sum / actual.length;
     }
 
     /** Straightforward bilinear (half-pixel centres, edge clamp) of the box to crop x crop, then RGB expansion and flip. */

@@ -48,13 +48,7 @@ class ReducedJpegTest {
                         CropBox box = boxes.boxFor(view, 0);
                         reduced += JpegCropDecoder.reduction(box, crop, true) > 1 ? 1 : 0;
                         byte[] expected = CropCorrectnessTest.reference(fullDecode(view), view.width(), 3, box, crop);
-                        byte[] actual = new byte[expected.length];
-                        new UnsafeBuffer(batch.imageAddress(i), actual.length).getBytes(0, actual);
-                        double meanError = 0;
-                        for (int k = 0; k < actual.length; k++) {
-                            meanError += Math.abs((actual[k] & 255) - (expected[k] & 255));
-                        }
-                        meanError /= actual.length;
+                        double meanError = CropCorrectnessTest.meanError(batch.imageAddress(i), expected);
                         assertTrue(meanError < 3, "record " + view.globalRecord() + " " + box + ": mean error " + meanError);
                     }
                 }
