@@ -83,6 +83,20 @@ def u64(data, at):
     return struct.unpack_from("<Q", data, at)[0]
 
 
+def lz4_length(src, i, n, length, what):
+    """An LZ4 length nibble of 15 continues in bytes until one is not 255; returns (length, next index)."""
+    if length == 15:
+        while True:
+            if i >= n:
+                raise Corrupt("lz4 %s length runs past the block" % what)
+            extra = src[i]
+            i += 1
+            length += extra
+            if extra != 255:
+                break
+    return length, i
+
+
 def lz4_block_decompress(src, size):
     """Bounds-checked LZ4 block decoder: the block must decode to exactly `size` bytes and end exactly."""
     dst = bytearray()
@@ -92,16 +106,7 @@ def lz4_block_decompress(src, size):
             raise Corrupt("lz4 block ends where a sequence token was expected")
         token = src[i]
         i += 1
-        literals = token >> 4
-        if literals == 15:
-            while True:
-                if i >= n:
-                    raise Corrupt("lz4 literal length runs past the block")
-                extra = src[i]
-                i += 1
-                literals += extra
-                if extra != 255:
-                    break
+        literals, i = lz4_length(src, i, n, token >> 4, "literal")
         if literals > n - i or len(dst) + literals > size:
             raise Corrupt("lz4 literals run past the block or the image")
         dst += src[i:i + literals]
@@ -114,16 +119,7 @@ def lz4_block_decompress(src, size):
         i += 2
         if offset == 0 or offset > len(dst):
             raise Corrupt("lz4 match offset %d points before the output" % offset)
-        match = token & 15
-        if match == 15:
-            while True:
-                if i >= n:
-                    raise Corrupt("lz4 match length runs past the block")
-                extra = src[i]
-                i += 1
-                match += extra
-                if extra != 255:
-                    break
+        match, i = lz4_length(src, i, n, token & 15, "match")
         match += 4
         if len(dst) + match > size:
             raise Corrupt("lz4 match runs past the image")
