@@ -30,7 +30,7 @@ echo "== building cuda-bridge (tests compiled, not run)"
 rm -rf "$bundle"
 mkdir -p "$bundle/lib"
 cp "$module"/target/pinshard-cuda-bridge-*.jar "$bundle/lib/"
-cp "$root"/reader/target/pinshard-reader-*.jar "$root"/format-spec/target/pinshard-format-spec-*.jar "$bundle/lib/"
+cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
 (cd "$module/target/test-classes" && "$jdk/bin/jar" --create --file "$bundle/lib/pinshard-cuda-bridge-tests.jar" .)
 cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
 cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"

@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
+import io.pinshard.memory.BatchMemoryAllocator;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;

@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
+import io.pinshard.memory.BatchMemoryAllocator;
 
 /**
  * What {@link DeviceBatchPipeline} needs from a device: memory, a copy stream, a compute stream, events and the

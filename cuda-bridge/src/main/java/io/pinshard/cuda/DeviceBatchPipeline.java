@@ -1,6 +1,7 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.NativeRegion;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**

@@ -1,6 +1,8 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.loader.DataWaitMonitor;
+import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.HostBatchSource;
 
 /**
  * The trainer's loop over device batches: pulls host batches from a {@link HostBatchSource} and keeps up to

@@ -1,7 +1,9 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.HostMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.HostBatchSource;
+import io.pinshard.memory.HostMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

@@ -1,8 +1,8 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.HostMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**

@@ -1,9 +1,9 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.Dataset;
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
 import org.bytedeco.cuda.global.cudart;
 
 /**
@@ -40,23 +40,19 @@ public final class HostRegistration implements AutoCloseable {
     }
 
     /**
-     * Registers every shard mapping of {@code dataset} read-only, so raw records can be copied to the device
-     * straight from the page cache. Close each registration (before closing the dataset).
+     * Registers each mapping read-only (a dataset's shard mappings, {@code dataset.shard(i).buffer()}), so raw
+     * records can be copied to the device straight from the page cache. On failure the ones already registered are
+     * unregistered. Close each registration before unmapping.
      */
-    public static HostRegistration[] registerShards(Dataset dataset) {
-        HostRegistration[] registrations = new HostRegistration[dataset.shardCount()];
+    public static HostRegistration[] registerReadOnly(DirectBuffer... mappings) {
+        HostRegistration[] registrations = new HostRegistration[mappings.length];
         try {
             for (int i = 0; i < registrations.length; i++) {
-                UnsafeBuffer mapping = dataset.shard(i).buffer();
-                registrations[i] = register(mapping.addressOffset(), mapping.capacity(), true);
+                registrations[i] = register(mappings[i].addressOffset(), mappings[i].capacity(), true);
             }
             return registrations;
         } catch (RuntimeException e) {
-            for (HostRegistration r : registrations) {
-                if (r != null) {
-                    r.close();
-                }
-            }
+            CloseHelper.closeAll(e::addSuppressed, registrations);
             throw e;
         }
     }

@@ -1,8 +1,8 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
-import io.pinshard.reader.memory.OwnedRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
+import io.pinshard.memory.OwnedRegion;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
 

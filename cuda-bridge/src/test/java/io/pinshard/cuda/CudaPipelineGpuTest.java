@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.HostMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
 import java.io.RandomAccessFile;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;

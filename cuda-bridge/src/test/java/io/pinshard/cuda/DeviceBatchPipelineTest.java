@@ -27,7 +27,7 @@ class DeviceBatchPipelineTest {
     }
 
     private TestBatch batch(String name, long firstSample, int size) {
-        TestBatch b = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, name, firstSample, size, H, W,
+        TestBatch b = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, name, firstSample, size, H, W,
             firstSample * 31 + 1, log);
         batches.add(b);
         return b;

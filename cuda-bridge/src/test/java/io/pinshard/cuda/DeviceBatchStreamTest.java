@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.reader.memory.HostMemoryAllocator;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.HostBatchSource;
+import io.pinshard.memory.HostMemoryAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;

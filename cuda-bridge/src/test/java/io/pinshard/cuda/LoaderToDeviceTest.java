@@ -10,6 +10,7 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.LoaderBatchSource;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;

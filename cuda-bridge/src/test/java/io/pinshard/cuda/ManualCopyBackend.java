@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
+import io.pinshard.memory.BatchMemoryAllocator;
 import java.util.ArrayList;
 import java.util.List;
 

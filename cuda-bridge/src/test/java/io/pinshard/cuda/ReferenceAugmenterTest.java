@@ -92,7 +92,7 @@ class ReferenceAugmenterTest {
     @Test
     void jitterOffIsPlainNormalisationBitForBit() {
         AugmentSpec spec = AugmentSpec.normaliseOnly();
-        TestBatch batch = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, "x", 10, 3, 7, 9, 42, null);
+        TestBatch batch = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, "x", 10, 3, 7, 9, 42, null);
         try {
             float[] y = floats(augmentOnHost(batch, spec));
             byte[] pixels = batch.pixelBytes();
@@ -114,7 +114,7 @@ class ReferenceAugmenterTest {
     @Test
     void normalisationInvertsBackToPixelValues() {
         AugmentSpec spec = AugmentSpec.normaliseOnly();
-        TestBatch batch = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, "x", 0, 2, 5, 6, 7, null);
+        TestBatch batch = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, "x", 0, 2, 5, 6, 7, null);
         try {
             float[] y = floats(augmentOnHost(batch, spec));
             byte[] pixels = batch.pixelBytes();
@@ -135,8 +135,8 @@ class ReferenceAugmenterTest {
     @Test
     void jitterIsDeterministicPerSampleWhateverItsBatchPosition() {
         AugmentSpec spec = AugmentSpec.jitter(0.4f, 0.4f, 0.4f, 2024);
-        TestBatch batch = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, "x", 100, 2, 4, 4, 3, null);
-        TestBatch alone = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, "y", 0, 1, 4, 4, 0, null);
+        TestBatch batch = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, "x", 100, 2, 4, 4, 3, null);
+        TestBatch alone = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, "y", 0, 1, 4, 4, 0, null);
         try {
             // Put image 1 of the batch (sample 101) alone in another batch, at position 0, with the same id.
             new UnsafeBuffer(alone.imagesAddress(), 48).putBytes(0, new UnsafeBuffer(batch.imagesAddress() + 48, 48), 0, 48);
@@ -174,7 +174,7 @@ class ReferenceAugmenterTest {
     @Test
     void halfOutputsAreTheRoundedFloatOutput() {
         AugmentSpec spec = AugmentSpec.jitter(0.3f, 0.3f, 0.3f, 8);
-        TestBatch batch = new TestBatch(io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE, "x", 0, 2, 6, 5, 9, null);
+        TestBatch batch = new TestBatch(io.pinshard.memory.HostMemoryAllocator.INSTANCE, "x", 0, 2, 6, 5, 9, null);
         try {
             float[] y = floats(augmentOnHost(batch, spec));
             short[] f16 = shorts(augmentOnHost(batch, spec.withOutput(DType.FLOAT16)));

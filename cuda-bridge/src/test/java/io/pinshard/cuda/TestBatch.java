@@ -1,7 +1,8 @@
 package io.pinshard.cuda;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.NativeRegion;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -87,8 +87,8 @@ class RecordDecoderTest {
     void lz4DecodesIntoBareAddresses() throws IOException {
         TestImages.writeDataset(dir, 2, 1 << 20);
         try (Dataset dataset = Dataset.open(dir);
-             io.pinshard.reader.memory.NativeRegion region =
-                 io.pinshard.reader.memory.HostMemoryAllocator.INSTANCE.allocate(1024, 64)) {
+             io.pinshard.memory.NativeRegion region =
+                 io.pinshard.memory.HostMemoryAllocator.INSTANCE.allocate(1024, 64)) {
             RecordView view = dataset.record(1, new RecordView());
             assertEquals(Codec.LZ4, view.codec());
             int n = new RecordDecoder(true).decode(view, region.address(), (int) region.length());

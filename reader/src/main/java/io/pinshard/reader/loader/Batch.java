@@ -1,12 +1,12 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.NativeRegion;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One batch in a ring slot: an NHWC uint8 image tensor {@code size() x crop x crop x 3} (C-contiguous,
  * RGB), an int32 label per image and an int64 record id per image, all in off-heap memory from the
- * loader's {@link io.pinshard.reader.memory.BatchMemoryAllocator}.
+ * loader's {@link io.pinshard.memory.BatchMemoryAllocator}.
  *
  * <h2>Ownership contract</h2>
  * <ul>

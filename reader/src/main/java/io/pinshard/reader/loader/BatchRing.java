@@ -1,7 +1,7 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,5 +1,6 @@
 package io.pinshard.reader.loader;
 
+import io.pinshard.memory.DataWaitMonitor;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import org.agrona.concurrent.BackoffIdleStrategy;

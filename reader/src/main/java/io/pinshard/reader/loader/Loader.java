@@ -1,6 +1,7 @@
 package io.pinshard.reader.loader;
 
 import io.pinshard.format.Codec;
+import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,7 +1,7 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.HostMemoryAllocator;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostMemoryAllocator;
 import java.util.Objects;
 
 /**

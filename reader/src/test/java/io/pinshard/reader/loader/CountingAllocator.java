@@ -1,8 +1,8 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.reader.memory.BatchMemoryAllocator;
-import io.pinshard.reader.memory.HostMemoryAllocator;
-import io.pinshard.reader.memory.NativeRegion;
+import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostMemoryAllocator;
+import io.pinshard.memory.NativeRegion;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Wraps the host allocator and counts regions still open, to find native memory leaks. */

@@ -1,4 +1,4 @@
-package io.pinshard.reader.memory;
+package io.pinshard.memory;
 
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;

@@ -1,4 +1,4 @@
-package io.pinshard.reader.memory;
+package io.pinshard.memory;
 
 /**
  * Base of every {@link NativeRegion} an allocator hands out: the aligned address and length, the

@@ -1,4 +1,4 @@
-package io.pinshard.reader.memory;
+package io.pinshard.memory;
 
 /**
  * Where the loader gets batch memory. The reader ships {@link HostMemoryAllocator}; the cuda-bridge

@@ -1,12 +1,13 @@
-package io.pinshard.cuda;
+package io.pinshard.reader.loader;
 
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.Loader;
+import io.pinshard.memory.HostBatch;
+import io.pinshard.memory.HostBatchSource;
 
 /**
- * Feeds one epoch of a {@link Loader} to a {@link DeviceBatchStream}: each loader {@link Batch} is seen as a
- * {@link HostBatch} through a view kept per ring slot, so nothing is allocated per batch. The pipeline closes each
+ * Feeds one epoch of a {@link Loader} to a device pipeline (cuda-bridge's {@code DeviceBatchStream}) through
+ * pinshard-memory's {@link HostBatchSource}, the hand-off API the reader implements and the cuda-bridge consumes:
+ * each loader {@link Batch} is seen as a {@link HostBatch} through a view kept per ring slot, so nothing is
+ * allocated per batch. The pipeline closes each
  * loader batch once its copy to the device has completed. Give the loader page-locked slots for real asynchronous
  * copies: {@code LoaderOptions.builder().allocator(backend.hostAllocator())}.
  */
@@ -29,7 +30,7 @@ public final class LoaderBatchSource implements HostBatchSource {
         }
     }
 
-    /** Re-aims this source at another epoch of the same loader (with {@link DeviceBatchStream#restart}). */
+    /** Re-aims this source at another epoch of the same loader (with {@code DeviceBatchStream.restart}). */
     public LoaderBatchSource epoch(Epoch next) {
         if (next == null) {
             throw new IllegalArgumentException("epoch is required");

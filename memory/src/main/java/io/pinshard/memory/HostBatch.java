@@ -1,4 +1,4 @@
-package io.pinshard.cuda;
+package io.pinshard.memory;
 
 /**
  * A batch of images the loader filled in host memory: {@code size x height x width x 3} uint8 RGB (NHWC, densely

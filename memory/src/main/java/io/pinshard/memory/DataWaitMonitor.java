@@ -1,4 +1,4 @@
-package io.pinshard.reader.loader;
+package io.pinshard.memory;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

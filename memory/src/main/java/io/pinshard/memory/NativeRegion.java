@@ -1,4 +1,4 @@
-package io.pinshard.reader.memory;
+package io.pinshard.memory;
 
 /**
  * A block of native memory the loader writes batches into. Implementations decide what kind:

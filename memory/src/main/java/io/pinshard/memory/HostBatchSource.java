@@ -1,4 +1,4 @@
-package io.pinshard.cuda;
+package io.pinshard.memory;
 
 /** Where host batches come from (the loader's epoch iterator, adapted). */
 @FunctionalInterface
