@@ -1,7 +1,7 @@
 package io.pinshard.cli;
 
-import io.pinshard.jmh.baseline.NaiveLoader;
-import io.pinshard.jmh.inputs.SourceImage;
+import io.pinshard.baseline.NaiveLoader;
+import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
