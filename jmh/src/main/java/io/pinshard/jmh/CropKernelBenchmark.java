@@ -6,7 +6,7 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.reader.loader.CropBox;
 import io.pinshard.reader.loader.CropResizer;
-import io.pinshard.reader.loader.HeapCounter;
+import io.pinshard.reader.loader.HeapWarmUp;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SplitMix;
@@ -66,7 +66,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         // The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s):
         // crop here until two rounds of 100 in a row allocate under 1 KiB, so even jmh/run.sh quick's
         // one-second warm-up measures compiled code.
-        HeapCounter.warmUpUntilQuiet(() -> {
+        HeapWarmUp.untilQuiet(() -> {
             for (int i = 0; i < 100; i++) {
                 cropOneImage();
             }
