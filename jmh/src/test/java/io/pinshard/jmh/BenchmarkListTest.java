@@ -28,7 +28,7 @@ class BenchmarkListTest {
         "io.pinshard.jmh.LoaderBenchmark.nextBatch",
         "io.pinshard.jmh.ConvertBenchmark.convert",
         "io.pinshard.jmh.HandOffBenchmark.handOffOneBatch",
-        "io.pinshard.reader.loader.CropKernelBenchmark.cropOneImage");
+        "io.pinshard.jmh.CropKernelBenchmark.cropOneImage");
 
     static Set<BenchmarkListEntry> entries() {
         return BenchmarkList.defaultList().getAll(OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT),

@@ -3,12 +3,12 @@ package io.pinshard.jmh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.baseline.NaiveLoader;
+import io.pinshard.baseline.NaiveRandomResizedCrop;
+import io.pinshard.baseline.inputs.ImageCollection;
+import io.pinshard.baseline.inputs.SyntheticImages;
 import io.pinshard.format.Codec;
-import io.pinshard.jmh.baseline.NaiveLoader;
-import io.pinshard.jmh.baseline.NaiveRandomResizedCrop;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
-import io.pinshard.jmh.inputs.ImageCollection;
-import io.pinshard.jmh.inputs.SyntheticImages;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.RecordDecoder;

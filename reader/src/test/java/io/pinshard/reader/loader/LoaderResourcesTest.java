@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.management.ThreadMXBean;
 import io.pinshard.format.Codec;
 import io.pinshard.reader.Dataset;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Zero heap in steady state, no leaked threads or native memory, and the batch holding contract. */
 class LoaderResourcesTest {
-    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int WARMUP_EPOCHS = 30;
 
     @TempDir
@@ -58,9 +55,9 @@ class LoaderResourcesTest {
                 drain(epoch, 20);
                 List<Thread> threads = loaderThreads(loader.name());
                 threads.add(Thread.currentThread());
-                long before = allocated(threads);
+                long before = HeapCounter.allocatedBytes(threads);
                 long batches = drain(epoch, 100);
-                long after = allocated(threads);
+                long after = HeapCounter.allocatedBytes(threads);
                 assertEquals(100, batches);
                 return (after - before) / (double) batches;
             }
@@ -75,14 +72,6 @@ class LoaderResourcesTest {
             }
         }
         return n;
-    }
-
-    private static long allocated(List<Thread> threads) {
-        long sum = 0;
-        for (Thread thread : threads) {
-            sum += THREADS.getThreadAllocatedBytes(thread.getId());
-        }
-        return sum;
     }
 
     static List<Thread> loaderThreads(String prefix) {
