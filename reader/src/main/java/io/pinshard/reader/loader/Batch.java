@@ -28,8 +28,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li><b>After release or after the loader closed</b>, the accessors that read the batch's memory
  *       ({@link #label}, {@link #sampleId}) or hand out its addresses ({@link #address}, {@link #imageAddress},
  *       {@link #labelsAddress}, {@link #sampleIdsAddress}, {@link #region}) throw {@link IllegalStateException}
- *       naming the batch and what happened (released, or the loader closed). The shape and identity
- *       accessors ({@link #size}, {@link #index}, {@link #slot}, ...) keep answering.</li>
+ *       naming the batch and what happened (released, or the loader closed). A read racing the release on
+ *       another thread returns this batch's value or is refused, never what the workers write next. The
+ *       shape and identity accessors ({@link #size}, {@link #index}, {@link #slot}, ...) keep answering.</li>
  *   <li>{@link Loader#close()} frees the memory even of held batches. A {@link #label}/{@link #sampleId}
  *       read racing it on another thread completes on live memory or is refused: close waits for reads in
  *       progress. An address handed out earlier is a raw pointer nothing can guard: whoever reads through it
@@ -215,6 +216,7 @@ public final class Batch implements AutoCloseable {
 
     /** A release racing the read may have let a worker overwrite the value: refuse it rather than return it. */
     private void checkStillHeld(long held) {
+        VarHandle.loadLoadFence(); // the value read above is not reordered past this check (seqlock-style)
         if (heldLease != held) {
             throw released();
         }

@@ -37,7 +37,6 @@ final class BatchRing implements AutoCloseable {
     private final UnsafeBuffer control;
     private final NativeRegion[] regions;
     private final Batch[] batches;
-    private final long imageBytes;
     private volatile long generation;
 
     /** @param owner the loader's name, for messages about use after close */
@@ -46,7 +45,7 @@ final class BatchRing implements AutoCloseable {
         this.slots = options.prefetch();
         this.workers = options.workers();
         int batchSize = options.batchSize();
-        this.imageBytes = (long) options.crop() * options.crop() * 3;
+        long imageBytes = (long) options.crop() * options.crop() * 3;
         long labelsOffset = BatchRingDescriptor.slotLabelsOffset(batchSize, imageBytes);
         long idsOffset = BatchRingDescriptor.slotIdsOffset(batchSize, imageBytes);
         long slotBytes = BatchRingDescriptor.slotLength(batchSize, imageBytes);
@@ -77,10 +76,6 @@ final class BatchRing implements AutoCloseable {
 
     int slots() {
         return slots;
-    }
-
-    long imageBytes() {
-        return imageBytes;
     }
 
     Batch batch(int slot) {

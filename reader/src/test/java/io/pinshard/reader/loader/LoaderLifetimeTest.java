@@ -99,6 +99,44 @@ class LoaderLifetimeTest {
     }
 
     @Test
+    void readsRacingTheBatchsReleaseNeverReturnWhatWorkersWriteNext() throws Exception {
+        LoaderOptions options = TestDatasets.small().batchSize(4).prefetch(2).order(SampleOrder.SEQUENTIAL).build();
+        for (int round = 0; round < 20; round++) {
+            try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
+                 Epoch epoch = loader.epoch(0)) {
+                Batch first = epoch.next(); // records 0..3; once released, workers refill its slot with 8..11
+                CountDownLatch reading = new CountDownLatch(1);
+                AtomicReference<Throwable> end = new AtomicReference<>();
+                Thread reader = new Thread(() -> {
+                    try {
+                        for (long reads = 0; ; reads++) {
+                            for (int i = 0; i < 4; i++) {
+                                long id = first.sampleId(i);
+                                if (id != i) {
+                                    throw new AssertionError("read record " + id + " as image " + i + " of batch 0");
+                                }
+                            }
+                            if (reads == 100) {
+                                reading.countDown();
+                            }
+                        }
+                    } catch (Throwable t) {
+                        end.set(t);
+                        reading.countDown();
+                    }
+                });
+                reader.start();
+                reading.await();
+                first.close();
+                reader.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(reader.isAlive(), "the reader was never refused");
+                assertInstanceOf(IllegalStateException.class, end.get(), String.valueOf(end.get()));
+                assertTrue(end.get().getMessage().contains("released"), end.get().getMessage());
+            }
+        }
+    }
+
+    @Test
     void loaderUsedAfterCloseThrowsNamingIt() {
         try (Dataset dataset = Dataset.open(dir)) {
             Loader loader = Loader.open(dataset, options(3));
