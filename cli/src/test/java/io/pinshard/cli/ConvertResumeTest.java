@@ -49,8 +49,7 @@ class ConvertResumeTest {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("--enable-native-access") || flag.startsWith("--sun-misc")
-                || flag.startsWith("-Dchronicle")) {
+            if (flag.startsWith("--add-") || flag.startsWith("--enable-native-access") || flag.startsWith("--sun-misc")) {
                 command.add(flag);
             }
         }
