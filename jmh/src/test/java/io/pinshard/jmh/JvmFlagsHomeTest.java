@@ -25,7 +25,7 @@ class JvmFlagsHomeTest {
     static final Set<String> NOT_YET = Set.of("cuda-bridge/gpu-check.sh");
 
     static Path repo() {
-        return Path.of(System.getProperty("pinshard.repo", "..")).toAbsolutePath().normalize();
+        return ModuleArrowsTest.repo();
     }
 
     static List<Path> scripts() throws IOException {
