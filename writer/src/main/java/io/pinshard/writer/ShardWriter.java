@@ -3,6 +3,7 @@ package io.pinshard.writer;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.IndexEntryDescriptor;
+import io.pinshard.format.IndexEntryEncoder;
 import io.pinshard.format.IndexEntryFlyweight;
 import io.pinshard.format.ShardFooterDescriptor;
 import io.pinshard.format.ShardFooterFlyweight;
@@ -44,6 +45,7 @@ public final class ShardWriter implements AutoCloseable {
     private final ExpandableDirectByteBuffer keys = new ExpandableDirectByteBuffer(4096);
     private final Crc32c fileCrc = new Crc32c();
     private final Crc32c work = new Crc32c();
+    private final IndexEntryEncoder entryEncoder = new IndexEntryEncoder();
     private final IndexEntryFlyweight entryCheck = new IndexEntryFlyweight();
     private long position;
     private long records;
@@ -125,11 +127,11 @@ public final class ShardWriter implements AutoCloseable {
         long payloadOffset = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
         int entry = (int) (records * IndexEntryDescriptor.LENGTH);
         index.checkLimit(entry + IndexEntryDescriptor.LENGTH);
-        IndexEntryFlyweight.write(index, entry, payloadOffset, length, work.compute(payload, offset, length),
-            height, width, channels, codec, label, keyBytes, keyUtf8.length);
+        entryEncoder.wrap(index, entry).clear().payload(payloadOffset, length, work.compute(payload, offset, length))
+            .shape(height, width, channels).codec(codec).label(label).key(keyBytes, keyUtf8.length);
         try {
-            entryCheck.wrap(index, entry).validate(payloadOffset, payloadOffset + length, alignment, payloadOffset,
-                keyBytes + keyUtf8.length);
+            IndexEntryDescriptor.checkEntry(entryCheck.wrap(index, entry), payloadOffset, payloadOffset + length,
+                alignment, payloadOffset, keyBytes + keyUtf8.length);
         } catch (ShardFormatException e) {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " cannot be stored: " + e.detail(), e);
         }
