@@ -1,13 +1,18 @@
 package io.pinshard.reader;
 
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardHeaderDescriptor;
+import io.pinshard.format.ShardLayout;
 import io.pinshard.format.ShardStructure;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,16 +21,40 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Checks every byte of a dataset: each shard's whole-file checksum against the manifest, its
- * structure, the index, key table and metadata checksums, every payload checksum, every
- * must-be-zero gap, and the labels against the class list. Unlike {@link Dataset#open}, which stops
- * at the first problem, it goes on and reports all of them.
+ * Checks every byte of a dataset: the files themselves ({@link DatasetFiles}: regular files, links,
+ * no file listed twice), each shard's whole-file checksum against the manifest, its structure, header
+ * shard number, the index, key table and metadata checksums, every payload checksum, every
+ * must-be-zero gap, the labels against the class list and, in decode mode (the default), every
+ * payload decoded by {@link RecordDecoder} and checked against its index entry (lz4 length, jpeg
+ * frame and shape), so that a dataset that verifies also loads. Unlike {@link Dataset#open}, which
+ * stops at the first problem, it goes on and reports all of them.
  */
 public final class DatasetVerifier {
+    private final boolean decode;
+    private final boolean allowLinksOutside;
     private final Crc32c crc = new Crc32c();
+    private RecordDecoder decoder;
+    private ByteBuffer pixels;
+    private final UnsafeBuffer pixelView = new UnsafeBuffer(0, 0);
+
+    /** Decode mode on, links out of the directory as {@link DatasetFiles#allowLinksOutsideByDefault()} says. */
+    public DatasetVerifier() {
+        this(true, DatasetFiles.allowLinksOutsideByDefault());
+    }
+
+    /**
+     * @param decode            whether to decode every payload and check it against its entry (slower: a
+     *                          jpeg decode per record), or checksums and structure only
+     * @param allowLinksOutside whether shards and manifest may be symbolic links out of the directory
+     */
+    public DatasetVerifier(boolean decode, boolean allowLinksOutside) {
+        this.decode = decode;
+        this.allowLinksOutside = allowLinksOutside;
+    }
 
     /**
      * Verifies the dataset in {@code directory}.
@@ -39,7 +68,7 @@ public final class DatasetVerifier {
         List<Problem> problems = new ArrayList<>();
         DatasetManifest manifest;
         try {
-            manifest = Json.readManifest(directory);
+            manifest = Json.readManifest(directory, allowLinksOutside);
         } catch (ShardFormatException e) {
             if (e.kind() == Kind.NOT_A_DATASET) {
                 throw e;
@@ -47,35 +76,46 @@ public final class DatasetVerifier {
             problems.add(new Problem(e.kind(), null, -1, e.detail()));
             return problems;
         }
+        DatasetFiles files = DatasetFiles.of(directory, manifest, allowLinksOutside);
         Set<String> listed = new HashSet<>();
-        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
-            listed.add(entry.file());
-            verifyShard(directory, entry, manifest.classes(), problems);
+        try {
+            for (int i = 0; i < manifest.shards().size(); i++) {
+                listed.add(manifest.shards().get(i).file());
+                verifyShard(directory, files, i, manifest, problems);
+            }
+        } finally {
+            if (pixels != null) {
+                BufferUtil.free(pixels);
+                pixels = null;
+            }
         }
         reportUnlisted(directory, listed, problems);
         return problems;
     }
 
-    private void verifyShard(Path directory, DatasetManifest.ShardEntry entry, List<String> classes, List<Problem> problems) {
+    private void verifyShard(Path directory, DatasetFiles files, int position, DatasetManifest manifest,
+                             List<Problem> problems) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         Path file = directory.resolve(entry.file());
         String name = entry.file();
         long size;
         try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "listed in the manifest but missing or unreadable: " + e));
+            size = files.checkShardFile(position); // before anything opens it: no FIFO, device or foreign link
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), name, -1, e.detail()));
             return;
         }
-        if (size != entry.bytes()) {
-            problems.add(new Problem(size < entry.bytes() ? Kind.TRUNCATED : Kind.MANIFEST_MISMATCH, name, -1,
-                "file holds " + size + " bytes, the manifest says " + entry.bytes()));
+        try {
+            ManifestRules.checkShardSize(directory.toString(), entry, size);
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), name, -1, e.detail()));
         }
         MappedShard shard;
         try {
             shard = MappedShard.open(file, directory.toString(), false);
         } catch (ShardFormatException e) {
             problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
-            checkWholeFile(file, entry, problems);
+            checkWholeFile(file, entry, size, problems);
             return;
         }
         try (shard) {
@@ -89,12 +129,21 @@ public final class DatasetVerifier {
                 problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
                     + " records, the manifest says " + entry.records()));
             }
-            verifySections(shard, classes, problems);
-            verifyRecords(shard, classes.size(), problems);
+            try {
+                ManifestRules.checkShardNumber(directory.toString(), name, files.expectedShardNumber(position),
+                    shard.structure().shardNumber());
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), name, -1, e.detail()));
+            }
+            verifySections(shard, manifest.classes(), problems);
+            verifyRecords(shard, manifest.classes().size(), problems);
         }
     }
 
-    private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, List<Problem> problems) {
+    private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, long size, List<Problem> problems) {
+        if (size > ShardLayout.MAX_SHARD_BYTES) {
+            return; // already reported as too large; not worth reading into memory
+        }
         try {
             byte[] bytes = Files.readAllBytes(file);
             crc.reset();
@@ -151,17 +200,46 @@ public final class DatasetVerifier {
         for (long i = 0; i < s.recordCount(); i++) {
             view.wrap(shard, i, i);
             checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
-            if (!view.payloadIntact(crc)) {
+            boolean intact = view.payloadIntact(crc);
+            if (!intact) {
                 problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
                     "payload CRC32C does not match the index (key " + view.key() + ")"));
             }
-            if (classCount > 0 && view.label() >= classCount) {
-                problems.add(new Problem(Kind.BAD_INDEX_ENTRY, shard.name(), i, "label " + view.label()
-                    + " has no class name (the manifest lists " + classCount + ")"));
+            try {
+                IndexEntryDescriptor.checkLabel(view.label(), classCount);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), shard.name(), i, e.detail()));
+            }
+            if (decode && intact) {
+                decodeRecord(view, problems);
             }
             gapStart = (long) view.payloadOffset() + view.payloadLength();
         }
         checkZero(buffer, gapStart, s.indexOffset(), shard.name(), -1, "padding before the index", problems);
+    }
+
+    /** Decodes one record as a loader would; RecordDecoder checks lz4 length and jpeg frame against the entry. */
+    private void decodeRecord(RecordView view, List<Problem> problems) {
+        int bytes = view.decodedBytes();
+        try {
+            if (pixels == null || pixels.capacity() < bytes) {
+                if (pixels != null) {
+                    BufferUtil.free(pixels);
+                    pixels = null;
+                }
+                pixels = ByteBuffer.allocateDirect(Math.max(bytes, 1 << 16));
+                pixelView.wrap(pixels);
+            }
+            if (decoder == null) {
+                decoder = new RecordDecoder(false); // the payload CRC was checked just before
+            }
+            decoder.decode(view, pixelView, 0);
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), view.shard().name(), view.recordInShard(), e.detail()));
+        } catch (OutOfMemoryError e) {
+            problems.add(new Problem(Kind.IO_ERROR, view.shard().name(), view.recordInShard(),
+                "cannot reserve " + bytes + " bytes to decode the record: " + e.getMessage()));
+        }
     }
 
     private static void checkZero(UnsafeBuffer buffer, long from, long to, String shard, long record, String what,
