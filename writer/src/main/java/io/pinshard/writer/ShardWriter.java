@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
@@ -77,7 +78,7 @@ public final class ShardWriter implements AutoCloseable {
 
     /** Size the finished shard would have if one more record with this payload and key were appended. */
     public long projectedLength(long payloadLength, int keyLength) {
-        long end = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment) + payloadLength;
+        long end = BitUtil.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment) + payloadLength;
         return finishedLength(end, records + 1, keyBytes + keyLength);
     }
 
@@ -124,7 +125,7 @@ public final class ShardWriter implements AutoCloseable {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " would grow shard " + target.getFileName() + " to "
                 + projected + " bytes, past the format's limit of " + ShardLayout.MAX_SHARD_BYTES);
         }
-        long payloadOffset = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
+        long payloadOffset = BitUtil.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
         int entry = (int) (records * IndexEntryDescriptor.LENGTH);
         index.checkLimit(entry + IndexEntryDescriptor.LENGTH);
         entryEncoder.wrap(index, entry).clear().payload(payloadOffset, length, work.compute(payload, offset, length))
