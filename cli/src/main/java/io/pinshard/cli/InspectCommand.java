@@ -142,6 +142,10 @@ final class InspectCommand implements Callable<Integer> {
         for (Map<String, Object> c : classes) {
             out.printf("  %4s  %-30s %,d%n", c.get("label"), text(c.get("name")), (Long) c.get("records"));
         }
+        if (s.containsKey("labelsWithoutClassName")) {
+            out.printf("labels       %,d record(s) carry a label but the dataset lists no class names%n",
+                (Long) s.get("labelsWithoutClassName"));
+        }
         out.printf("shards%n");
         for (Map<String, Object> shard : (List<Map<String, Object>>) s.get("shards")) {
             out.printf("  %-24s %,10d records  %10s  crc32c %s%n", text(shard.get("file")), (Long) shard.get("records"),

@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
+import io.pinshard.writer.DatasetWriter;
+import io.pinshard.writer.DatasetWriterOptions;
 import io.pinshard.writer.vectors.TestVectorCatalog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -98,6 +101,29 @@ class VerifyMatchesLoaderTest {
             return null;
         } catch (ShardFormatException e) {
             return e.getMessage();
+        }
+    }
+
+    @Test
+    void theMostCompressibleLz4RecordsStillOpenVerifyAndDecode() throws IOException {
+        // All-zero images compress about as far as LZ4 can: the 255-bytes-per-payload-byte rule must admit them.
+        DatasetWriterOptions options = DatasetWriterOptions.defaults();
+        try (DatasetWriter writer = new DatasetWriter(dir, options)) {
+            for (int[] shape : new int[][] {{1000, 1000, 3}, {1, 65535, 1}, {4096, 4096, 4}}) {
+                byte[] zeros = new byte[shape[0] * shape[1] * shape[2]];
+                writer.appendPixels(new UnsafeBuffer(zeros), 0, shape[0], shape[1], shape[2], -1, "zeros",
+                    Codec.LZ4);
+            }
+            writer.finish();
+        }
+        assertTrue(new DatasetVerifier().verify(dir).isEmpty());
+        try (Dataset dataset = Dataset.open(dir)) {
+            RecordView view = new RecordView();
+            for (long i = 0; i < dataset.size(); i++) {
+                dataset.record(i, view);
+                assertTrue(view.decodedBytes() <= IndexEntryDescriptor.MAX_LZ4_RATIO * (long) view.payloadLength(),
+                    view.decodedBytes() + " from " + view.payloadLength());
+            }
         }
     }
 
