@@ -39,6 +39,11 @@ final class VerifyCommand implements Callable<Integer> {
             + "(refused by default; the library reads -D" + DatasetFiles.ALLOW_LINKS_OUTSIDE_PROPERTY + "=true).")
     boolean allowLinksOutside;
 
+    @Option(names = "--threads", paramLabel = "N",
+        description = "Shards checked at once, each thread with its own decoder (default: all cores). "
+            + "The report is the same, in the same order, for any N.")
+    int threads = Runtime.getRuntime().availableProcessors();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -48,8 +53,11 @@ final class VerifyCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Problem> problems;
         try {
-            problems = new DatasetVerifier(decode, allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault())
-                .verify(directory);
+            if (threads < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1: " + threads);
+            }
+            problems = new DatasetVerifier(decode, allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault(),
+                threads).verify(directory);
         } catch (ShardFormatException e) {
             err.println("pinshard verify: " + e.getMessage());
             return PinshardCommand.EXIT_USAGE;

@@ -21,6 +21,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -36,10 +38,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class DatasetVerifier {
     private final boolean decode;
     private final boolean allowLinksOutside;
-    private final Crc32c crc = new Crc32c();
-    private RecordDecoder decoder;
-    private ByteBuffer pixels;
-    private final UnsafeBuffer pixelView = new UnsafeBuffer(0, 0);
+    private final int threads;
 
     /** Decode mode on, links out of the directory as {@link DatasetFiles#allowLinksOutsideByDefault()} says. */
     public DatasetVerifier() {
@@ -52,8 +51,20 @@ public final class DatasetVerifier {
      * @param allowLinksOutside whether shards and manifest may be symbolic links out of the directory
      */
     public DatasetVerifier(boolean decode, boolean allowLinksOutside) {
+        this(decode, allowLinksOutside, 1);
+    }
+
+    /**
+     * @param threads how many shards to check at once (each thread with its own decoder); the problems
+     *                come out in the same order whatever the count
+     */
+    public DatasetVerifier(boolean decode, boolean allowLinksOutside, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1: " + threads);
+        }
         this.decode = decode;
         this.allowLinksOutside = allowLinksOutside;
+        this.threads = threads;
     }
 
     /**
@@ -77,168 +88,236 @@ public final class DatasetVerifier {
             return problems;
         }
         DatasetFiles files = DatasetFiles.of(directory, manifest, allowLinksOutside);
+        int count = manifest.shards().size();
+        List<List<Problem>> perShard = new ArrayList<>(count);
+        long[] sizes = new long[count];
         Set<String> listed = new HashSet<>();
-        try {
-            for (int i = 0; i < manifest.shards().size(); i++) {
-                listed.add(manifest.shards().get(i).file());
-                verifyShard(directory, files, i, manifest, problems);
-            }
-        } finally {
-            if (pixels != null) {
-                BufferUtil.free(pixels);
-                pixels = null;
-            }
+        // File checks first, in order and on this thread: they decide what may be opened at all.
+        for (int i = 0; i < count; i++) {
+            List<Problem> found = new ArrayList<>();
+            perShard.add(found);
+            listed.add(manifest.shards().get(i).file());
+            sizes[i] = checkFile(directory, files, i, manifest, found);
         }
+        if (threads == 1 || count < 2) {
+            try (ShardChecker checker = new ShardChecker()) {
+                for (int i = 0; i < count; i++) {
+                    if (sizes[i] >= 0) {
+                        checker.verifyShard(directory, files, i, manifest, sizes[i], perShard.get(i));
+                    }
+                }
+            }
+        } else {
+            verifyInParallel(directory, files, manifest, sizes, perShard);
+        }
+        perShard.forEach(problems::addAll);
         reportUnlisted(directory, listed, problems);
         return problems;
     }
 
-    private void verifyShard(Path directory, DatasetFiles files, int position, DatasetManifest manifest,
-                             List<Problem> problems) {
+    private void verifyInParallel(Path directory, DatasetFiles files, DatasetManifest manifest, long[] sizes,
+                                  List<List<Problem>> perShard) {
+        AtomicInteger next = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        Thread[] workers = new Thread[Math.min(threads, sizes.length)];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = new Thread(() -> {
+                try (ShardChecker checker = new ShardChecker()) {
+                    for (int i = next.getAndIncrement(); i < sizes.length; i = next.getAndIncrement()) {
+                        if (sizes[i] >= 0) {
+                            checker.verifyShard(directory, files, i, manifest, sizes[i], perShard.get(i));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "pinshard-verify-" + t);
+            workers[t].start();
+        }
+        for (Thread worker : workers) {
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while verifying " + directory, e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            IllegalStateException failure = new IllegalStateException("verify failed: " + failures.get(0), failures.get(0));
+            failures.stream().skip(1).forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    /** The file rules for listed shard {@code position}; its length, or -1 when it must not be opened. */
+    private static long checkFile(Path directory, DatasetFiles files, int position, DatasetManifest manifest,
+                                  List<Problem> problems) {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
-        Path file = directory.resolve(entry.file());
-        String name = entry.file();
         long size;
         try {
             size = files.checkShardFile(position); // before anything opens it: no FIFO, device or foreign link
         } catch (ShardFormatException e) {
-            problems.add(new Problem(e.kind(), name, -1, e.detail()));
-            return;
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
+            return -1;
         }
         try {
             ManifestRules.checkShardSize(directory.toString(), entry, size);
         } catch (ShardFormatException e) {
-            problems.add(new Problem(e.kind(), name, -1, e.detail()));
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
         }
-        MappedShard shard;
-        try {
-            shard = MappedShard.open(file, directory.toString(), false);
-        } catch (ShardFormatException e) {
-            problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
-            checkWholeFile(file, entry, size, problems);
-            return;
+        return size;
+    }
+
+    /** One thread's checking state: its own CRC, decoder and decode buffer. */
+    private final class ShardChecker implements AutoCloseable {
+        private final Crc32c crc = new Crc32c();
+        private final UnsafeBuffer pixelView = new UnsafeBuffer(0, 0);
+        private RecordDecoder decoder;
+        private ByteBuffer pixels;
+
+        private void verifyShard(Path directory, DatasetFiles files, int position, DatasetManifest manifest, long size,
+                                 List<Problem> problems) {
+            DatasetManifest.ShardEntry entry = manifest.shards().get(position);
+            Path file = directory.resolve(entry.file());
+            String name = entry.file();
+            MappedShard shard;
+            try {
+                shard = MappedShard.open(file, directory.toString(), false);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
+                checkWholeFile(file, entry, size, problems);
+                return;
+            }
+            try (shard) {
+                UnsafeBuffer buffer = shard.buffer();
+                int wholeFile = crc.compute(buffer, 0, buffer.capacity());
+                if (!Crc32c.hex(wholeFile).equals(entry.crc32c())) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "file CRC32C is " + Crc32c.hex(wholeFile)
+                        + ", the manifest says " + entry.crc32c()));
+                }
+                if (shard.recordCount() != entry.records()) {
+                    problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
+                        + " records, the manifest says " + entry.records()));
+                }
+                try {
+                    ManifestRules.checkShardNumber(directory.toString(), name, files.expectedShardNumber(position),
+                        shard.structure().shardNumber());
+                } catch (ShardFormatException e) {
+                    problems.add(new Problem(e.kind(), name, -1, e.detail()));
+                }
+                verifySections(shard, manifest.classes(), problems);
+                verifyRecords(shard, manifest.classes().size(), problems);
+            }
         }
-        try (shard) {
+
+        private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, long size, List<Problem> problems) {
+            if (size > ShardLayout.MAX_SHARD_BYTES) {
+                return; // already reported as too large; not worth reading into memory
+            }
+            try {
+                byte[] bytes = Files.readAllBytes(file);
+                crc.reset();
+                crc.update(bytes, 0, bytes.length);
+                if (!Crc32c.hex(crc.value()).equals(entry.crc32c())) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, entry.file(), -1, "file CRC32C is "
+                        + Crc32c.hex(crc.value()) + ", the manifest says " + entry.crc32c()));
+                }
+            } catch (IOException | OutOfMemoryError e) {
+                problems.add(new Problem(Kind.IO_ERROR, entry.file(), -1, "cannot read: " + e));
+            }
+        }
+
+        private void verifySections(MappedShard shard, List<String> classes, List<Problem> problems) {
+            ShardStructure s = shard.structure();
             UnsafeBuffer buffer = shard.buffer();
-            int wholeFile = crc.compute(buffer, 0, buffer.capacity());
-            if (!Crc32c.hex(wholeFile).equals(entry.crc32c())) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "file CRC32C is " + Crc32c.hex(wholeFile)
-                    + ", the manifest says " + entry.crc32c()));
+            String name = shard.name();
+            int indexCrc = crc.compute(buffer, (int) s.indexOffset(), (int) (s.keyTableOffset() - s.indexOffset()));
+            int storedIndexCrc = s.indexCrc();
+            if (indexCrc != storedIndexCrc) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "index CRC32C is " + Crc32c.hex(indexCrc)
+                    + ", the footer says " + Crc32c.hex(storedIndexCrc)));
             }
-            if (shard.recordCount() != entry.records()) {
-                problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
-                    + " records, the manifest says " + entry.records()));
+            if (crc.compute(buffer, (int) s.keyTableOffset(), (int) s.keyTableLength()) != s.keyTableCrc()) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "key table CRC32C does not match the footer"));
             }
+            if (crc.compute(buffer, (int) s.metadataOffset(), (int) s.metadataLength()) != s.metadataCrc()) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "metadata CRC32C does not match the footer"));
+            } else {
+                byte[] metadata = new byte[(int) s.metadataLength()];
+                buffer.getBytes((int) s.metadataOffset(), metadata);
+                try {
+                    Map<String, Object> parsed = Json.parseObject(metadata);
+                    if (parsed == null) {
+                        throw new IOException("metadata is not a JSON object");
+                    }
+                    if (!classes.equals(parsed.get("classes"))) {
+                        problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard metadata lists classes "
+                            + parsed.get("classes") + ", the manifest " + classes));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    problems.add(new Problem(Kind.BAD_INDEX_ENTRY, name, -1, "metadata is not a JSON object: " + e.getMessage()));
+                }
+            }
+            long metadataEnd = s.metadataOffset() + s.metadataLength();
+            checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
+        }
+
+        private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
+            ShardStructure s = shard.structure();
+            UnsafeBuffer buffer = shard.buffer();
+            RecordView view = new RecordView();
+            long gapStart = ShardHeaderDescriptor.LENGTH;
+            for (long i = 0; i < s.recordCount(); i++) {
+                view.wrap(shard, i, i);
+                checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
+                boolean intact = view.payloadIntact(crc);
+                if (!intact) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
+                        "payload CRC32C does not match the index (key " + view.key() + ")"));
+                }
+                try {
+                    IndexEntryDescriptor.checkLabel(view.label(), classCount);
+                } catch (ShardFormatException e) {
+                    problems.add(new Problem(e.kind(), shard.name(), i, e.detail()));
+                }
+                if (decode && intact) {
+                    decodeRecord(view, problems);
+                }
+                gapStart = (long) view.payloadOffset() + view.payloadLength();
+            }
+            checkZero(buffer, gapStart, s.indexOffset(), shard.name(), -1, "padding before the index", problems);
+        }
+
+        /** Decodes one record as a loader would; RecordDecoder checks lz4 length and jpeg frame against the entry. */
+        private void decodeRecord(RecordView view, List<Problem> problems) {
+            int bytes = view.decodedBytes();
             try {
-                ManifestRules.checkShardNumber(directory.toString(), name, files.expectedShardNumber(position),
-                    shard.structure().shardNumber());
+                if (pixels == null || pixels.capacity() < bytes) {
+                    if (pixels != null) {
+                        BufferUtil.free(pixels);
+                        pixels = null;
+                    }
+                    pixels = ByteBuffer.allocateDirect(Math.max(bytes, 1 << 16));
+                    pixelView.wrap(pixels);
+                }
+                if (decoder == null) {
+                    decoder = new RecordDecoder(false); // the payload CRC was checked just before
+                }
+                decoder.decode(view, pixelView, 0);
             } catch (ShardFormatException e) {
-                problems.add(new Problem(e.kind(), name, -1, e.detail()));
+                problems.add(new Problem(e.kind(), view.shard().name(), view.recordInShard(), e.detail()));
+            } catch (OutOfMemoryError e) {
+                problems.add(new Problem(Kind.IO_ERROR, view.shard().name(), view.recordInShard(),
+                    "cannot reserve " + bytes + " bytes to decode the record: " + e.getMessage()));
             }
-            verifySections(shard, manifest.classes(), problems);
-            verifyRecords(shard, manifest.classes().size(), problems);
         }
-    }
 
-    private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, long size, List<Problem> problems) {
-        if (size > ShardLayout.MAX_SHARD_BYTES) {
-            return; // already reported as too large; not worth reading into memory
-        }
-        try {
-            byte[] bytes = Files.readAllBytes(file);
-            crc.reset();
-            crc.update(bytes, 0, bytes.length);
-            if (!Crc32c.hex(crc.value()).equals(entry.crc32c())) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, entry.file(), -1, "file CRC32C is "
-                    + Crc32c.hex(crc.value()) + ", the manifest says " + entry.crc32c()));
+        @Override
+        public void close() {
+            if (pixels != null) {
+                BufferUtil.free(pixels);
+                pixels = null;
             }
-        } catch (IOException | OutOfMemoryError e) {
-            problems.add(new Problem(Kind.IO_ERROR, entry.file(), -1, "cannot read: " + e));
-        }
-    }
-
-    private void verifySections(MappedShard shard, List<String> classes, List<Problem> problems) {
-        ShardStructure s = shard.structure();
-        UnsafeBuffer buffer = shard.buffer();
-        String name = shard.name();
-        int indexCrc = crc.compute(buffer, (int) s.indexOffset(), (int) (s.keyTableOffset() - s.indexOffset()));
-        int storedIndexCrc = s.indexCrc();
-        if (indexCrc != storedIndexCrc) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "index CRC32C is " + Crc32c.hex(indexCrc)
-                + ", the footer says " + Crc32c.hex(storedIndexCrc)));
-        }
-        if (crc.compute(buffer, (int) s.keyTableOffset(), (int) s.keyTableLength()) != s.keyTableCrc()) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "key table CRC32C does not match the footer"));
-        }
-        if (crc.compute(buffer, (int) s.metadataOffset(), (int) s.metadataLength()) != s.metadataCrc()) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "metadata CRC32C does not match the footer"));
-        } else {
-            byte[] metadata = new byte[(int) s.metadataLength()];
-            buffer.getBytes((int) s.metadataOffset(), metadata);
-            try {
-                Map<String, Object> parsed = Json.parseObject(metadata);
-                if (parsed == null) {
-                    throw new IOException("metadata is not a JSON object");
-                }
-                if (!classes.equals(parsed.get("classes"))) {
-                    problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard metadata lists classes "
-                        + parsed.get("classes") + ", the manifest " + classes));
-                }
-            } catch (IOException | RuntimeException e) {
-                problems.add(new Problem(Kind.BAD_INDEX_ENTRY, name, -1, "metadata is not a JSON object: " + e.getMessage()));
-            }
-        }
-        long metadataEnd = s.metadataOffset() + s.metadataLength();
-        checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
-    }
-
-    private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
-        ShardStructure s = shard.structure();
-        UnsafeBuffer buffer = shard.buffer();
-        RecordView view = new RecordView();
-        long gapStart = ShardHeaderDescriptor.LENGTH;
-        for (long i = 0; i < s.recordCount(); i++) {
-            view.wrap(shard, i, i);
-            checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
-            boolean intact = view.payloadIntact(crc);
-            if (!intact) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
-                    "payload CRC32C does not match the index (key " + view.key() + ")"));
-            }
-            try {
-                IndexEntryDescriptor.checkLabel(view.label(), classCount);
-            } catch (ShardFormatException e) {
-                problems.add(new Problem(e.kind(), shard.name(), i, e.detail()));
-            }
-            if (decode && intact) {
-                decodeRecord(view, problems);
-            }
-            gapStart = (long) view.payloadOffset() + view.payloadLength();
-        }
-        checkZero(buffer, gapStart, s.indexOffset(), shard.name(), -1, "padding before the index", problems);
-    }
-
-    /** Decodes one record as a loader would; RecordDecoder checks lz4 length and jpeg frame against the entry. */
-    private void decodeRecord(RecordView view, List<Problem> problems) {
-        int bytes = view.decodedBytes();
-        try {
-            if (pixels == null || pixels.capacity() < bytes) {
-                if (pixels != null) {
-                    BufferUtil.free(pixels);
-                    pixels = null;
-                }
-                pixels = ByteBuffer.allocateDirect(Math.max(bytes, 1 << 16));
-                pixelView.wrap(pixels);
-            }
-            if (decoder == null) {
-                decoder = new RecordDecoder(false); // the payload CRC was checked just before
-            }
-            decoder.decode(view, pixelView, 0);
-        } catch (ShardFormatException e) {
-            problems.add(new Problem(e.kind(), view.shard().name(), view.recordInShard(), e.detail()));
-        } catch (OutOfMemoryError e) {
-            problems.add(new Problem(Kind.IO_ERROR, view.shard().name(), view.recordInShard(),
-                "cannot reserve " + bytes + " bytes to decode the record: " + e.getMessage()));
         }
     }
 

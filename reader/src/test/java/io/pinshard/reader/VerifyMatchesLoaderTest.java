@@ -105,6 +105,23 @@ class VerifyMatchesLoaderTest {
     }
 
     @Test
+    void severalThreadsReportTheSameProblemsInTheSameOrder() throws IOException {
+        TestImages.writeDataset(dir, 40, 512);
+        List<DatasetManifest.ShardEntry> shards = Json.readManifest(dir).shards();
+        assertTrue(shards.size() > 4, "several shards: " + shards.size());
+        for (int s = 0; s < shards.size(); s += 2) {
+            Path file = dir.resolve(shards.get(s).file());
+            byte[] bytes = Files.readAllBytes(file);
+            bytes[64 + s] ^= 1; // a payload byte of the shard's first record
+            Files.write(file, bytes);
+        }
+        List<Problem> one = new DatasetVerifier(true, false, 1).verify(dir);
+        assertFalse(one.isEmpty());
+        assertEquals(one, new DatasetVerifier(true, false, 3).verify(dir));
+        assertEquals(one, new DatasetVerifier(true, false, 64).verify(dir));
+    }
+
+    @Test
     void theMostCompressibleLz4RecordsStillOpenVerifyAndDecode() throws IOException {
         // All-zero images compress about as far as LZ4 can: the 255-bytes-per-payload-byte rule must admit them.
         DatasetWriterOptions options = DatasetWriterOptions.defaults();
