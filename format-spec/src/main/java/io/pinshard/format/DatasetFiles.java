@@ -89,7 +89,7 @@ public final class DatasetFiles {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         Path file = directory.resolve(entry.file());
         BasicFileAttributes attributes = regularFile(directory, file, entry.file(), allowLinksOutside, this);
-        Object identity = attributes.fileKey() != null ? attributes.fileKey() : realPath(file, entry.file());
+        Object identity = attributes.fileKey() != null ? attributes.fileKey() : realPath(file, name, entry.file());
         String earlier = seen.putIfAbsent(identity, entry.file());
         if (earlier != null) {
             throw new ShardFormatException(Kind.BAD_MANIFEST, name, entry.file(), -1, "is the same file as "
@@ -155,15 +155,15 @@ public final class DatasetFiles {
         try {
             link = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
-            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, dataset, shown, -1, "listed but missing", e);
+            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, dataset, shown, -1, "listed in the manifest but missing", e);
         } catch (IOException | InvalidPathException | SecurityException e) {
             throw new ShardFormatException(Kind.IO_ERROR, dataset, shown, -1, "cannot read: " + e, e);
         }
         BasicFileAttributes target = link;
         if (link.isSymbolicLink()) {
-            Path real = realPath(file, shown);
+            Path real = realPath(file, dataset, shown);
             if (!allowLinksOutside) {
-                Path inside = owner != null ? owner.realDirectory() : realPath(directory, dataset);
+                Path inside = owner != null ? owner.realDirectory() : realPath(directory, dataset, null);
                 if (!real.startsWith(inside)) {
                     throw new ShardFormatException(Kind.UNSAFE_FILE, dataset, shown, -1, "is a symbolic link to " + real
                         + ", outside the dataset directory (set -D" + ALLOW_LINKS_OUTSIDE_PROPERTY
@@ -186,18 +186,18 @@ public final class DatasetFiles {
 
     private Path realDirectory() {
         if (realDirectory == null) {
-            realDirectory = realPath(directory, name);
+            realDirectory = realPath(directory, name, null);
         }
         return realDirectory;
     }
 
-    private static Path realPath(Path file, String shown) {
+    private static Path realPath(Path file, String dataset, String shown) {
         try {
             return file.toRealPath();
         } catch (NoSuchFileException e) {
-            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, null, shown, -1, "is a link to a missing file", e);
+            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, dataset, shown, -1, "is a link to a missing file", e);
         } catch (IOException | SecurityException e) {
-            throw new ShardFormatException(Kind.IO_ERROR, null, shown, -1, "cannot resolve: " + e, e);
+            throw new ShardFormatException(Kind.IO_ERROR, dataset, shown, -1, "cannot resolve: " + e, e);
         }
     }
 }

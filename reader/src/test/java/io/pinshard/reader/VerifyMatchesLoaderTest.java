@@ -210,6 +210,23 @@ class VerifyMatchesLoaderTest {
     }
 
     @Test
+    void aDanglingLinkOrADirectoryInPlaceOfAShardIsAClearError() throws IOException {
+        TestImages.writeDataset(dir, 6, 256);
+        String shard = Json.readManifest(dir).shards().get(0).file();
+        Files.delete(dir.resolve(shard));
+        Files.createSymbolicLink(dir.resolve(shard), Path.of("gone.pinshard"));
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        assertTrue(e.getMessage().contains(shard) && e.getMessage().contains("missing file")
+            && e.getMessage().contains(dir.toString()), e.getMessage());
+        Files.delete(dir.resolve(shard));
+        Files.createDirectory(dir.resolve(shard));
+        e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        assertEquals(ShardFormatException.Kind.UNSAFE_FILE, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("a directory"), e.getMessage());
+        assertEquals(ShardFormatException.Kind.UNSAFE_FILE, new DatasetVerifier().verify(dir).get(0).kind());
+    }
+
+    @Test
     void aManifestThatIsADeviceIsRefused() throws IOException {
         TestImages.writeDataset(dir, 2, 1 << 20);
         Files.delete(dir.resolve(DatasetManifest.FILE_NAME));
