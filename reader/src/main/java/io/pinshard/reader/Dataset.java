@@ -1,10 +1,10 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -52,16 +52,17 @@ public final class Dataset implements AutoCloseable {
         List<DatasetManifest.ShardEntry> entries = manifest.shards();
         MappedShard[] shards = new MappedShard[entries.size()];
         long[] firstRecord = new long[entries.size() + 1];
+        DatasetFiles files = DatasetFiles.of(directory, manifest);
         try {
             for (int i = 0; i < shards.length; i++) {
                 DatasetManifest.ShardEntry entry = entries.get(i);
-                Path file = directory.resolve(entry.file());
-                checkSize(name, entry, file);
+                Path file = files.checkShard(i);
                 shards[i] = MappedShard.open(file, name, checkIndexCrc);
                 if (shards[i].recordCount() != entry.records()) {
                     throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1, "shard holds "
                         + shards[i].recordCount() + " records, the manifest says " + entry.records(), null);
                 }
+                files.checkOpened(i, shards[i].structure(), shards[i].buffer());
                 firstRecord[i + 1] = firstRecord[i] + entry.records();
             }
         } catch (RuntimeException e) {
@@ -69,20 +70,6 @@ public final class Dataset implements AutoCloseable {
             throw e;
         }
         return new Dataset(directory, manifest, shards, firstRecord);
-    }
-
-    private static void checkSize(String name, DatasetManifest.ShardEntry entry, Path file) {
-        long actual;
-        try {
-            actual = Files.size(file);
-        } catch (IOException e) {
-            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1,
-                "listed in the manifest but cannot be read: " + e, e);
-        }
-        if (actual != entry.bytes()) {
-            throw new ShardFormatException(actual < entry.bytes() ? Kind.TRUNCATED : Kind.MANIFEST_MISMATCH, name,
-                entry.file(), -1, "file holds " + actual + " bytes, the manifest says " + entry.bytes(), null);
-        }
     }
 
     public Path directory() {
