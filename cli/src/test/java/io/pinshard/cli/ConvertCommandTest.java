@@ -259,4 +259,46 @@ class ConvertCommandTest {
         assertTrue(busy.err().contains("is not empty"), busy.err());
         assertEquals("someone's file", Files.readString(tmp.resolve("busy/keep.txt")));
     }
+
+    @Test
+    void maxPixelsRejectsLargerImagesAndIsValidated() throws IOException {
+        Path input = tmp.resolve("in");
+        TestImageFiles.write(input.resolve("cat/small.png"), TestImageFiles.png(TestImageFiles.gradient(30, 30, 3, 1, 5), 30, 30, 3));
+        TestImageFiles.write(input.resolve("cat/large.png"), TestImageFiles.png(TestImageFiles.gradient(40, 60, 3, 2, 5), 40, 60, 3));
+        Path out = tmp.resolve("out");
+        CommandTestSupport.Result result = convert(input, out, "--max-pixels", "900");
+        assertEquals(0, result.exitCode(), result.err());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals(1, manifest.records());
+        assertEquals("cat/large.png", manifest.rejected().get(0).path());
+        assertTrue(manifest.rejected().get(0).reason().contains("60x40 = 2400 pixels, more than the limit of 900"),
+            manifest.rejected().get(0).reason());
+        for (String bad : new String[] {"0", "-5", "1073741825"}) {
+            CommandTestSupport.Result refused = convert(input, tmp.resolve("bad" + bad), "--max-pixels", bad);
+            assertEquals(2, refused.exitCode(), bad);
+            assertTrue(refused.err().contains("--max-pixels must be between 1 and 1073741824"), refused.err());
+        }
+        assertTrue(CommandTestSupport.run("convert", "--help").out().contains("--max-pixels"));
+    }
+
+    @Test
+    void manifestRowsLeavingTheManifestFolderNeedAllowOutsidePaths() throws IOException {
+        Path folder = tmp.resolve("data/lists");
+        TestImageFiles.write(tmp.resolve("outside.png"), TestImageFiles.png(TestImageFiles.gradient(30, 30, 3, 1, 5), 30, 30, 3));
+        TestImageFiles.write(folder.resolve("inside.png"), TestImageFiles.png(TestImageFiles.gradient(30, 30, 3, 2, 5), 30, 30, 3));
+        Path csv = folder.resolve("list.csv");
+        Files.writeString(csv, "inside.png,a\n../../outside.png,b\n");
+        Path out = tmp.resolve("out");
+        CommandTestSupport.Result refused = convert(csv, out);
+        assertEquals(0, refused.exitCode(), refused.err());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals(1, manifest.records());
+        assertEquals("../../outside.png", manifest.rejected().get(0).path());
+        assertTrue(manifest.rejected().get(0).reason().contains("--allow-outside-paths"), manifest.rejected().get(0).reason());
+        Path allowedOut = tmp.resolve("allowed");
+        CommandTestSupport.Result allowed = convert(csv, allowedOut, "--allow-outside-paths");
+        assertEquals(0, allowed.exitCode(), allowed.err());
+        assertEquals(2, Json.readManifest(allowedOut).records());
+        assertTrue(CommandTestSupport.run("convert", "--help").out().contains("--allow-outside-paths"));
+    }
 }

@@ -83,10 +83,16 @@ final class ImageProcessor {
     private ConvertedImage convertDecodable(long inputBytes) {
         int target = options.shorterSide();
         int flags = IMREAD_UNCHANGED;
+        // Before any decoder allocates from the header's numbers: the decompression-bomb guard.
+        ImageHeader header = ImageHeader.read(readBuffer);
+        if (header.pixels() > options.maxPixels()) {
+            return ConvertedImage.rejected("image declares " + header.width() + "x" + header.height() + " = "
+                + header.pixels() + " pixels, more than the limit of " + options.maxPixels()
+                + " (--max-pixels; a decompression-bomb guard)", inputBytes);
+        }
         int originalHeight = -1;
         int originalWidth = -1;
-        if (JpegHeader.isJpeg(readBuffer)) {
-            JpegHeader header = JpegHeader.parse(readBuffer);
+        if (header.jpeg()) {
             originalHeight = header.height();
             originalWidth = header.width();
             rejectIfTooWide(originalHeight, originalWidth);
@@ -97,6 +103,13 @@ final class ImageProcessor {
              Mat decoded = imdecode(encoded, flags)) {
             if (decoded == null || decoded.empty()) {
                 return ConvertedImage.rejected("cannot decode: not a readable image (corrupt or truncated?)", inputBytes);
+            }
+            if (header.jpeg() && JpegWarnings.mayHaveFilledGrey(decoded)) {
+                String warning = JpegWarnings.firstWarning(readBuffer);
+                if (warning != null) {
+                    return ConvertedImage.rejected("corrupt JPEG data: the decoder warns \"" + warning
+                        + "\" (it would fill what is missing with grey)", inputBytes);
+                }
             }
             Mat bgr = toBgr8(decoded);
             try {
