@@ -182,6 +182,14 @@ public final class JpegFrame {
         int nextRestart = 0;
         boolean data = false;
         while (at < end) {
+            // Eight bytes at a time while none of them is 0xFF (scan data is mostly anything else).
+            while (at + Long.BYTES <= end && !hasFfByte(buffer.getLong(at))) {
+                data = true;
+                at += Long.BYTES;
+            }
+            if (at >= end) {
+                break;
+            }
             if (byteAt(buffer, at) != MARKER) {
                 data = true;
                 at++;
@@ -211,6 +219,11 @@ public final class JpegFrame {
             }
         }
         return (int) NO_END;
+    }
+
+    /** Whether any byte of {@code word} is 0xFF: the zero-byte test of {@code ~word}. */
+    private static boolean hasFfByte(long word) {
+        return ((~word - 0x0101010101010101L) & word & 0x8080808080808080L) != 0;
     }
 
     /** SOF0..SOF15, except DHT (C4), JPG (C8) and DAC (CC), which share the range. */

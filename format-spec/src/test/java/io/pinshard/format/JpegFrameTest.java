@@ -101,6 +101,23 @@ class JpegFrameTest {
         assertEquals(JpegFrame.NO_MARKER, JpegFrame.inspect(new UnsafeBuffer(noMarker), 0, noMarker.length));
     }
 
+    @Test
+    void a0xFfIsFoundAtEveryPositionOfAWord() throws IOException {
+        byte[] jpeg = Files.readAllBytes(INPUTS.resolve("rgb-8x8.jpg"));
+        int scanData = scanDataStart(jpeg);
+        for (int filler = 0; filler < 24; filler++) {
+            byte[] bytes = new byte[filler + 2];
+            Arrays.fill(bytes, (byte) 0x12);
+            bytes[filler] = (byte) 0xFF;
+            bytes[filler + 1] = (byte) 0x37;
+            byte[] bad = insert(jpeg, scanData, bytes);
+            assertEquals(JpegFrame.BAD_SCAN_BYTE, JpegFrame.inspect(new UnsafeBuffer(bad), 0, bad.length), "at " + filler);
+            bytes[filler + 1] = 0x00;
+            byte[] stuffed = insert(jpeg, scanData, bytes);
+            assertTrue(JpegFrame.inspect(new UnsafeBuffer(stuffed), 0, stuffed.length) >= 0, "stuffed at " + filler);
+        }
+    }
+
     /** The index of the first entropy-coded byte: just after the SOS segment. */
     private static int scanDataStart(byte[] jpeg) {
         int at = 2;
