@@ -14,8 +14,10 @@ import org.agrona.DirectBuffer;
  * record). {@link #inspect} walks the whole stream, the entropy-coded data of every scan included:
  * inside scan data an 0xFF byte must be followed by 0x00 (a stuffed byte), a restart marker (RST0..7,
  * in sequence) or a marker that ends the scan; every scan must hold data; the stream must reach its
- * end-of-image marker (bytes after it are ignored, as libjpeg does). What it cannot see is a scan cut
- * short and followed by an appended end-of-image marker: only entropy decoding finds that.
+ * end-of-image marker (bytes after it are ignored, as libjpeg does), and by then the scans must have
+ * covered every coefficient of every component at full precision (so a progressive file cut and given
+ * an end marker again is found unless the cut lies in its last scan). What it cannot see is the last
+ * scan cut short and followed by an appended end-of-image marker: only entropy decoding finds that.
  */
 public final class JpegFrame {
     /** Returned by {@link #read} when the payload is not a JPEG stream with a frame header before its first scan. */
@@ -40,6 +42,11 @@ public final class JpegFrame {
     public static final long NO_END = -10;
     /** {@link #inspect}: the end-of-image marker comes before any scan. */
     public static final long NO_SCAN = -11;
+    /**
+     * {@link #inspect}: the end-of-image marker comes before the scans have covered every coefficient
+     * of every component: a truncated file given an end marker again (progressive files lose scans).
+     */
+    public static final long SCANS_MISSING = -12;
 
     private static final int MARKER = 0xFF;
     private static final int SOI = 0xD8;
@@ -94,6 +101,8 @@ public final class JpegFrame {
             case (int) EMPTY_SCAN -> "corrupt JPEG: a scan holds no data";
             case (int) NO_END -> "truncated JPEG: no end-of-image marker after the scan data";
             case (int) NO_SCAN -> "corrupt JPEG: end of image before any scan";
+            case (int) SCANS_MISSING -> "truncated JPEG: end of image before the scans cover every component and"
+                + " coefficient (scans are missing)";
             default -> "JPEG frame " + width(code) + "x" + height(code) + " with " + components(code) + " components";
         };
     }
@@ -117,6 +126,12 @@ public final class JpegFrame {
     private static long walk(DirectBuffer buffer, int at, int end, boolean scans) {
         long frame = -1;
         boolean scanned = false;
+        long componentIds = 0; // up to four component ids, one per byte; coverage tracked for those only
+        int tracked = 0;
+        long covered0 = 0;
+        long covered1 = 0;
+        long covered2 = 0;
+        long covered3 = 0;
         while (at < end) {
             if (byteAt(buffer, at) != MARKER) {
                 return scans ? NO_MARKER : MALFORMED;
@@ -132,7 +147,15 @@ public final class JpegFrame {
                 continue; // TEM and RSTn stand alone
             }
             if (marker == EOI) {
-                return !scans ? MALFORMED : scanned ? frame : NO_SCAN;
+                if (!scans) {
+                    return MALFORMED;
+                }
+                if (!scanned) {
+                    return NO_SCAN;
+                }
+                boolean complete = (tracked < 1 || covered0 == -1L) && (tracked < 2 || covered1 == -1L)
+                    && (tracked < 3 || covered2 == -1L) && (tracked < 4 || covered3 == -1L);
+                return complete ? frame : SCANS_MISSING;
             }
             if (marker < 0xC0 || marker == SOI) {
                 return scans ? NO_MARKER : MALFORMED;
@@ -158,6 +181,37 @@ public final class JpegFrame {
                     return BAD_FRAME;
                 }
                 frame = packed;
+                int count = byteAt(buffer, at + 7);
+                if (count <= 4 && segment >= 8 + 3 * count) {
+                    tracked = count;
+                    for (int i = 0; i < count; i++) {
+                        componentIds |= (long) byteAt(buffer, at + 8 + 3 * i) << (8 * i);
+                    }
+                }
+            }
+            if (marker == SOS && scans && frame >= 0 && segment >= 3) {
+                // Ns, then Ns (component, tables) pairs, then Ss, Se, Ah/Al.
+                int count = byteAt(buffer, at + 2);
+                if (segment >= 6 + 2 * count) {
+                    int ss = byteAt(buffer, at + 3 + 2 * count);
+                    int se = byteAt(buffer, at + 4 + 2 * count);
+                    int al = byteAt(buffer, at + 5 + 2 * count) & 0x0F;
+                    long coefficients = al != 0 || ss > se || se > 63 ? 0
+                        : (se == 63 ? -1L : (1L << (se + 1)) - 1) & -(1L << ss);
+                    for (int i = 0; i < count; i++) {
+                        int id = byteAt(buffer, at + 3 + 2 * i);
+                        for (int c = 0; c < tracked; c++) {
+                            if (((componentIds >>> (8 * c)) & 0xFF) == id) {
+                                switch (c) {
+                                    case 0 -> covered0 |= coefficients;
+                                    case 1 -> covered1 |= coefficients;
+                                    case 2 -> covered2 |= coefficients;
+                                    default -> covered3 |= coefficients;
+                                }
+                            }
+                        }
+                    }
+                }
             }
             at += segment;
             if (marker == SOS) {

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReader;
 import javax.imageio.stream.ImageInputStream;
+import javax.imageio.stream.MemoryCacheImageInputStream;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -143,7 +144,8 @@ record ImageHeader(int height, int width, boolean jpeg) {
             throw new IllegalArgumentException("this JVM has no TIFF reader to check the image size");
         }
         ImageReader reader = readers.next();
-        try (ImageInputStream in = ImageIO.createImageInputStream(new ByteArrayInputStream(bytes))) {
+        // In memory: ImageIO.createImageInputStream would cache to a temporary file.
+        try (ImageInputStream in = new MemoryCacheImageInputStream(new ByteArrayInputStream(bytes))) {
             reader.setInput(in, true, true);
             return new ImageHeader(reader.getHeight(0), reader.getWidth(0), false);
         } catch (IOException | RuntimeException e) {

@@ -4,11 +4,11 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
-import javax.imageio.IIOException;
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReadParam;
 import javax.imageio.ImageReader;
 import javax.imageio.stream.ImageInputStream;
+import javax.imageio.stream.MemoryCacheImageInputStream;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.opencv.opencv_core.Mat;
 
@@ -25,8 +25,9 @@ import org.bytedeco.opencv.opencv_core.Mat;
  * orientation), so when no corner pixel is exactly (128, 128, 128) nothing was filled in. Only when a
  * corner is exactly that grey (rare in photos) is the stream decoded again with javax.imageio's JPEG
  * reader, which passes libjpeg's warnings to an {@code IIOReadWarningListener}; a warning means reject.
- * Not caught: a cut inside the very last block, and a progressive JPEG that ends after complete scans
- * (libjpeg does not warn about missing refinement scans; the image is only blurrier).
+ * Not caught: a baseline JPEG cut inside its very last block, and a progressive JPEG cut inside its
+ * last scan (scans missing before it are found by {@code JpegFrame.inspect}; a cut in the last scan
+ * costs the remaining blocks their finest refinement bits, not their content).
  */
 final class JpegWarnings {
     private static final int FILL = 128;
@@ -70,15 +71,14 @@ final class JpegWarnings {
                 first[0] = warning;
             }
         });
-        try (ImageInputStream in = ImageIO.createImageInputStream(new ByteArrayInputStream(bytes))) {
+        // In memory: ImageIO.createImageInputStream would cache to a temporary file.
+        try (ImageInputStream in = new MemoryCacheImageInputStream(new ByteArrayInputStream(bytes))) {
             reader.setInput(in, true, true);
             ImageReadParam param = reader.getDefaultReadParam();
             param.setSourceSubsampling(8, 8, 0, 0); // libjpeg still entropy-decodes every block; less to store
             reader.read(0, param);
-        } catch (IIOException e) {
-            return first[0];
         } catch (IOException | RuntimeException e) {
-            return first[0];
+            return first[0]; // an error after a warning still rejects; an error alone leaves OpenCV's result
         } finally {
             reader.dispose();
         }

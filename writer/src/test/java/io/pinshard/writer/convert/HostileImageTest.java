@@ -122,6 +122,24 @@ class HostileImageTest {
     }
 
     @Test
+    void progressiveJpegCutBeforeItsLastScanAndGivenAnEndMarkerIsRejected() throws IOException {
+        byte[] jpeg = TestImageFiles.progressiveJpeg(TestImageFiles.gradient(240, 320, 3, 5, 40), 240, 320);
+        int lastScan = 0;
+        for (int i = 0; i + 1 < jpeg.length; i++) {
+            if ((jpeg[i] & 0xFF) == 0xFF && (jpeg[i + 1] & 0xFF) == 0xDA) {
+                lastScan = i;
+            }
+        }
+        assertTrue(lastScan > jpeg.length / 3, "a progressive file of several scans");
+        for (double fraction : new double[] {0.1, 0.2, 0.33, 0.47, 0.5, 0.61, 0.75, 0.88, 0.99}) {
+            ConvertedImage image = convert(options, "cut.jpg", truncatedWithEndMarker(jpeg, fraction * lastScan / jpeg.length));
+            assertTrue(image.isRejected(), "cut at " + fraction + " of the scans before the last");
+            assertTrue(image.rejectReason().contains("scans are missing") || image.rejectReason().contains("corrupt JPEG data"),
+                image.rejectReason());
+        }
+    }
+
+    @Test
     void aSoundJpegWhoseCornerIsExactlyGreyIsKept() throws IOException {
         // Uniform grey 128 decodes to exactly what a decoder fills missing data with: the check must confirm, not guess.
         byte[] grey = TestImageFiles.jpeg(TestImageFiles.uniform(48, 64, 3, 128, 128, 128), 48, 64, 3);

@@ -1,6 +1,7 @@
 package io.pinshard.writer.convert;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -166,6 +167,7 @@ class HostileListingTest {
             "an absolute path is the user's explicit choice");
         InputListing allowed = ManifestLister.list(csv, true, true);
         assertNull(item(allowed, "../../secret.jpg").problem());
+        assertNotEquals(listing.fingerprint(), allowed.fingerprint(), "a run cannot resume under the other rule");
     }
 
     @Test
