@@ -24,11 +24,6 @@ class HostileImageTest {
 
     private final ConvertOptions options = ConvertOptions.defaults().withCodec(OutputCodec.RAW).withShorterSide(16).withWorkers(1);
 
-    private ConvertedImage convert(ConvertOptions with, String name, byte[] bytes) throws IOException {
-        Path file = TestImageFiles.write(dir.resolve(name), bytes);
-        return new ImageProcessor(with).convert(InputItem.file(name, 0, file));
-    }
-
     private static byte[] smallBgr() {
         return TestImageFiles.gradient(40, 48, 3, 3, 12);
     }
@@ -51,8 +46,8 @@ class HostileImageTest {
 
     @Test
     void pngDeclaringBillionsOfPixelsIsRejectedFromItsHeader() throws IOException {
-        assertPixelLimit(convert(options, "bomb.png", pngDeclaring(30000, 30000, 8)), "30000x30000");
-        assertPixelLimit(convert(options, "bomb16.png", pngDeclaring(31000, 31000, 16)), "31000x31000");
+        assertPixelLimit(TestImageFiles.convertFile(dir, options, "bomb.png", pngDeclaring(30000, 30000, 8)), "30000x30000");
+        assertPixelLimit(TestImageFiles.convertFile(dir, options, "bomb16.png", pngDeclaring(31000, 31000, 16)), "31000x31000");
     }
 
     @Test
@@ -67,14 +62,14 @@ class HostileImageTest {
                 break;
             }
         }
-        assertPixelLimit(convert(options, "bomb.jpg", jpeg), "65500x65500");
+        assertPixelLimit(TestImageFiles.convertFile(dir, options, "bomb.jpg", jpeg), "65500x65500");
     }
 
     @Test
     void bmpDeclaringHugeSizeIsRejectedFromItsHeader() throws IOException {
         byte[] bmp = TestImageFiles.encode(".bmp", smallBgr(), 40, 48, 3);
         ByteBuffer.wrap(bmp).order(ByteOrder.LITTLE_ENDIAN).putInt(18, 30000).putInt(22, 30000);
-        assertPixelLimit(convert(options, "bomb.bmp", bmp), "30000x30000");
+        assertPixelLimit(TestImageFiles.convertFile(dir, options, "bomb.bmp", bmp), "30000x30000");
     }
 
     @Test
@@ -83,12 +78,12 @@ class HostileImageTest {
         String[] exts = {".jpg", ".png", ".bmp", ".webp", ".tiff", ".ppm"};
         for (String ext : exts) {
             byte[] bytes = TestImageFiles.encode(ext, bgr, 40, 48, 3);
-            ConvertedImage atLimit = convert(options.withMaxPixels(40 * 48), "a" + ext, bytes);
+            ConvertedImage atLimit = TestImageFiles.convertFile(dir, options.withMaxPixels(40 * 48), "a" + ext, bytes);
             assertNull(atLimit.rejectReason(), ext);
-            assertPixelLimit(convert(options.withMaxPixels(40 * 48 - 1), "b" + ext, bytes), "48x40");
+            assertPixelLimit(TestImageFiles.convertFile(dir, options.withMaxPixels(40 * 48 - 1), "b" + ext, bytes), "48x40");
         }
         byte[] lossless = TestImageFiles.encode(".webp", bgr, 40, 48, 3, 64, 101); // IMWRITE_WEBP_QUALITY > 100: VP8L
-        assertPixelLimit(convert(options.withMaxPixels(100), "l.webp", lossless), "48x40");
+        assertPixelLimit(TestImageFiles.convertFile(dir, options.withMaxPixels(100), "l.webp", lossless), "48x40");
     }
 
     @Test
@@ -112,12 +107,12 @@ class HostileImageTest {
     void truncatedJpegWithAnAppendedEndMarkerIsRejectedNotStoredGrey() throws IOException {
         byte[] jpeg = TestImageFiles.jpeg(TestImageFiles.gradient(240, 320, 3, 5, 40), 240, 320, 3);
         for (double fraction : new double[] {0.2, 0.33, 0.47, 0.5, 0.61, 0.75, 0.88}) {
-            ConvertedImage image = convert(options, "cut.jpg", truncatedWithEndMarker(jpeg, fraction));
+            ConvertedImage image = TestImageFiles.convertFile(dir, options, "cut.jpg", truncatedWithEndMarker(jpeg, fraction));
             assertTrue(image.isRejected(), "cut at " + fraction + " must not be stored");
             assertTrue(image.rejectReason().contains("corrupt JPEG data"), image.rejectReason());
         }
         byte[] big = TestImageFiles.jpeg(TestImageFiles.gradient(1400, 1800, 3, 6, 40), 1400, 1800, 3);
-        ConvertedImage reduced = convert(options.withShorterSide(100), "cut-big.jpg", truncatedWithEndMarker(big, 0.6));
+        ConvertedImage reduced = TestImageFiles.convertFile(dir, options.withShorterSide(100), "cut-big.jpg", truncatedWithEndMarker(big, 0.6));
         assertTrue(reduced.isRejected(), "also when decoded at a reduced DCT scale");
     }
 
@@ -132,7 +127,7 @@ class HostileImageTest {
         }
         assertTrue(lastScan > jpeg.length / 3, "a progressive file of several scans");
         for (double fraction : new double[] {0.1, 0.2, 0.33, 0.47, 0.5, 0.61, 0.75, 0.88, 0.99}) {
-            ConvertedImage image = convert(options, "cut.jpg", truncatedWithEndMarker(jpeg, fraction * lastScan / jpeg.length));
+            ConvertedImage image = TestImageFiles.convertFile(dir, options, "cut.jpg", truncatedWithEndMarker(jpeg, fraction * lastScan / jpeg.length));
             assertTrue(image.isRejected(), "cut at " + fraction + " of the scans before the last");
             assertTrue(image.rejectReason().contains("scans are missing") || image.rejectReason().contains("corrupt JPEG data"),
                 image.rejectReason());
@@ -143,7 +138,7 @@ class HostileImageTest {
     void aSoundJpegWhoseCornerIsExactlyGreyIsKept() throws IOException {
         // Uniform grey 128 decodes to exactly what a decoder fills missing data with: the check must confirm, not guess.
         byte[] grey = TestImageFiles.jpeg(TestImageFiles.uniform(48, 64, 3, 128, 128, 128), 48, 64, 3);
-        ConvertedImage image = convert(options, "grey.jpg", grey);
+        ConvertedImage image = TestImageFiles.convertFile(dir, options, "grey.jpg", grey);
         assertNull(image.rejectReason());
     }
 }

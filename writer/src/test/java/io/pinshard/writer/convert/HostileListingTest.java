@@ -46,13 +46,20 @@ class HostileListingTest {
         assertEquals(summary.inputs(), summary.written() + summary.rejected(), "images in = written + rejected");
     }
 
-    @Test
-    void symlinkedClassFolderIsFollowedAndItsImagesConverted() throws IOException, ConvertException {
+    /** An input folder with cat/a.jpg, and a folder {@code other} holding {@code images} JPEGs b.jpg, c.jpg, ... */
+    private Path catFolderAnd(Path other, int images) throws IOException {
         Path root = tmp.resolve("in");
         TestImageFiles.write(root.resolve("cat/a.jpg"), JPEG);
+        for (int i = 0; i < images; i++) {
+            TestImageFiles.write(other.resolve((char) ('b' + i) + ".jpg"), JPEG);
+        }
+        return root;
+    }
+
+    @Test
+    void symlinkedClassFolderIsFollowedAndItsImagesConverted() throws IOException, ConvertException {
         Path elsewhere = tmp.resolve("elsewhere/dogs");
-        TestImageFiles.write(elsewhere.resolve("b.jpg"), JPEG);
-        TestImageFiles.write(elsewhere.resolve("c.jpg"), JPEG);
+        Path root = catFolderAnd(elsewhere, 2);
         Files.createSymbolicLink(root.resolve("dog"), elsewhere);
         InputListing listing = FolderLister.list(root, true);
         assertEquals(List.of("cat", "dog"), listing.classes());
@@ -88,10 +95,8 @@ class HostileListingTest {
 
     @Test
     void unreadableClassFolderIsOneRejectedInputNotAnAbortedRun() throws IOException, ConvertException {
-        Path root = tmp.resolve("in");
-        TestImageFiles.write(root.resolve("cat/a.jpg"), JPEG);
-        Path locked = root.resolve("dog");
-        TestImageFiles.write(locked.resolve("b.jpg"), JPEG);
+        Path locked = tmp.resolve("in/dog");
+        Path root = catFolderAnd(locked, 1);
         Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
         try {
             assumeFalse(Files.isReadable(locked), "running as root: permissions are not enforced");

@@ -26,8 +26,7 @@ class ImageProcessorTest {
     private final ConvertOptions raw = ConvertOptions.defaults().withCodec(OutputCodec.RAW).withShorterSide(32).withWorkers(1);
 
     private ConvertedImage convert(ConvertOptions options, String name, byte[] bytes) throws IOException {
-        Path file = TestImageFiles.write(dir.resolve(name), bytes);
-        return new ImageProcessor(options).convert(InputItem.file(name, 0, file));
+        return TestImageFiles.convertFile(dir, options, name, bytes);
     }
 
     private static int px(ConvertedImage image, int y, int x, int c) {
