@@ -118,6 +118,21 @@ class JpegFrameTest {
         }
     }
 
+    @Test
+    void scansThatLeaveCoefficientsUncoveredAreMissingScans() throws IOException {
+        byte[] jpeg = Files.readAllBytes(INPUTS.resolve("rgb-8x8.jpg"));
+        int sos = scanDataStart(jpeg);
+        assertEquals(0xDA, jpeg[sos - 13] & 0xFF, "one SOS of three components: marker, length, Ns, 3 x 2, Ss, Se, Ah/Al");
+        int spectral = sos - 3; // Ss, Se, Ah/Al close the SOS segment
+        byte[] dcOnly = jpeg.clone();
+        dcOnly[spectral + 1] = 0; // Se = 0: the AC coefficients of every component are never coded
+        assertEquals(JpegFrame.SCANS_MISSING, JpegFrame.inspect(new UnsafeBuffer(dcOnly), 0, dcOnly.length));
+        byte[] approximate = jpeg.clone();
+        approximate[spectral + 2] = 0x01; // Al = 1: never refined to full precision
+        assertEquals(JpegFrame.SCANS_MISSING, JpegFrame.inspect(new UnsafeBuffer(approximate), 0, approximate.length));
+        assertTrue(JpegFrame.read(new UnsafeBuffer(dcOnly), 0, dcOnly.length) >= 0, "read checks the frame header only");
+    }
+
     /** The index of the first entropy-coded byte: just after the SOS segment. */
     private static int scanDataStart(byte[] jpeg) {
         int at = 2;

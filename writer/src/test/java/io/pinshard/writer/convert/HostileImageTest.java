@@ -135,6 +135,18 @@ class HostileImageTest {
     }
 
     @Test
+    void soundJpegsWithRestartMarkersAndProgressiveScansAreKept() throws IOException {
+        byte[] bgr = TestImageFiles.gradient(120, 200, 3, 9, 30);
+        for (int interval : new int[] {1, 3, 16}) {
+            byte[] restarts = TestImageFiles.encode(".jpg", bgr, 120, 200, 3, 1, 90, 4, interval); // QUALITY, RST_INTERVAL
+            assertNull(TestImageFiles.convertFile(dir, options, "rst.jpg", restarts).rejectReason(), "RST interval " + interval);
+        }
+        assertNull(TestImageFiles.convertFile(dir, options, "p.jpg", TestImageFiles.progressiveJpeg(bgr, 120, 200)).rejectReason());
+        byte[] grey = TestImageFiles.jpeg(TestImageFiles.gradient(120, 200, 1, 9, 30), 120, 200, 1);
+        assertNull(TestImageFiles.convertFile(dir, options, "g.jpg", grey).rejectReason());
+    }
+
+    @Test
     void aSoundJpegWhoseCornerIsExactlyGreyIsKept() throws IOException {
         // Uniform grey 128 decodes to exactly what a decoder fills missing data with: the check must confirm, not guess.
         byte[] grey = TestImageFiles.jpeg(TestImageFiles.uniform(48, 64, 3, 128, 128, 128), 48, 64, 3);
