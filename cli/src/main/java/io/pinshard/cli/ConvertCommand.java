@@ -83,6 +83,12 @@ final class ConvertCommand implements Callable<Integer> {
             + " then area-resize; 1 = fastest, 0 = always full size (default: ${DEFAULT-VALUE}, as Pillow's reducing_gap).")
     double reducingGap;
 
+    @Option(names = "--max-pixels", paramLabel = "N", defaultValue = "" + ConvertOptions.DEFAULT_MAX_PIXELS,
+        description = "Reject an image whose header declares more than N pixels (height x width), before decoding it:"
+            + " the decompression-bomb guard, 1 to 2^30 (default: ${DEFAULT-VALUE}, Pillow's MAX_IMAGE_PIXELS;"
+            + " one such image takes up to 268 MB decoded per worker, 716 MB at 16-bit RGBA).")
+    long maxPixels;
+
     @Option(names = "--codec", paramLabel = "CODEC", defaultValue = "auto",
         description = "raw, lz4, jpeg or auto (lz4 where it saves at least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
     String codec;
@@ -114,7 +120,7 @@ final class ConvertCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ConvertOptions options = ConvertOptions.defaults()
-            .withShorterSide(shorterSide).withUpscale(upscale).withReducingGap(reducingGap)
+            .withShorterSide(shorterSide).withUpscale(upscale).withReducingGap(reducingGap).withMaxPixels(maxPixels)
             .withMaxAspect(maxAspect, AspectPolicy.valueOf(aspectPolicy.toUpperCase(Locale.ROOT)))
             .withCodec(OutputCodec.parse(codec)).withJpegQuality(jpegQuality)
             .withShardBytes(SizeParser.parse(shardSize))

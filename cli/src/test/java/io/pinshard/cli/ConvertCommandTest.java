@@ -259,4 +259,49 @@ class ConvertCommandTest {
         assertTrue(busy.err().contains("is not empty"), busy.err());
         assertEquals("someone's file", Files.readString(tmp.resolve("busy/keep.txt")));
     }
+
+    /** The run succeeded, wrote {@code records} records and rejected exactly {@code path}, for a reason containing {@code reason}. */
+    private static void assertWrittenAndRejected(CommandTestSupport.Result result, Path out, int records, String path,
+                                                 String reason) throws IOException {
+        assertEquals(0, result.exitCode(), result.err());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals(records, manifest.records());
+        assertEquals(List.of(path), manifest.rejected().stream().map(DatasetManifest.Rejected::path).toList());
+        assertTrue(manifest.rejected().get(0).reason().contains(reason), manifest.rejected().get(0).reason());
+    }
+
+    private static void writePng(Path file, int height, int width, int seed) throws IOException {
+        TestImageFiles.write(file, TestImageFiles.png(TestImageFiles.gradient(height, width, 3, seed, 5), height, width, 3));
+    }
+
+    @Test
+    void maxPixelsRejectsLargerImagesAndIsValidated() throws IOException {
+        Path input = tmp.resolve("in");
+        writePng(input.resolve("cat/small.png"), 30, 30, 1);
+        writePng(input.resolve("cat/large.png"), 40, 60, 2);
+        assertWrittenAndRejected(convert(input, tmp.resolve("out"), "--max-pixels", "900"), tmp.resolve("out"), 1,
+            "cat/large.png", "60x40 = 2400 pixels, more than the limit of 900");
+        for (String bad : new String[] {"0", "-5", "1073741825"}) {
+            CommandTestSupport.Result refused = convert(input, tmp.resolve("bad" + bad), "--max-pixels", bad);
+            assertEquals(2, refused.exitCode(), bad);
+            assertTrue(refused.err().contains("--max-pixels must be between 1 and 1073741824"), refused.err());
+        }
+        assertTrue(CommandTestSupport.run("convert", "--help").out().contains("--max-pixels"));
+    }
+
+    @Test
+    void manifestRowsLeavingTheManifestFolderNeedAllowOutsidePaths() throws IOException {
+        Path folder = tmp.resolve("data/lists");
+        writePng(tmp.resolve("outside.png"), 30, 30, 1);
+        writePng(folder.resolve("inside.png"), 30, 30, 2);
+        Path csv = folder.resolve("list.csv");
+        Files.writeString(csv, "inside.png,a\n../../outside.png,b\n");
+        assertWrittenAndRejected(convert(csv, tmp.resolve("out")), tmp.resolve("out"), 1, "../../outside.png",
+            "--allow-outside-paths");
+        Path allowedOut = tmp.resolve("allowed");
+        CommandTestSupport.Result allowed = convert(csv, allowedOut, "--allow-outside-paths");
+        assertEquals(0, allowed.exitCode(), allowed.err());
+        assertEquals(2, Json.readManifest(allowedOut).records());
+        assertTrue(CommandTestSupport.run("convert", "--help").out().contains("--allow-outside-paths"));
+    }
 }

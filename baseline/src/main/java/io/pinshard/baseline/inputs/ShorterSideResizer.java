@@ -6,20 +6,18 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imread;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imwrite;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2RGB;
-import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
-import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.opencv.opencv_core.Mat;
-import org.bytedeco.opencv.opencv_core.Size;
 
 /**
- * Image reading, shorter-side resizing (OpenCV INTER_AREA, the anti-aliased filter for shrinking)
- * and encoding for benchmark inputs and the demo. Offline preparation only: it allocates freely.
+ * Image reading and encoding for benchmark inputs and the demo; the shorter-side resize itself is
+ * the converter's ({@link io.pinshard.writer.convert.ShorterSideResize}). Offline preparation only:
+ * it allocates freely.
  */
 public final class ShorterSideResizer {
     private ShorterSideResizer() {
@@ -32,24 +30,6 @@ public final class ShorterSideResizer {
             throw new IOException(file + " cannot be decoded as an image");
         }
         return image;
-    }
-
-    /** A copy of {@code bgr} whose shorter side is {@code side} pixels; never upscales. */
-    public static Mat shorterSide(Mat bgr, int side) {
-        int height = bgr.rows();
-        int width = bgr.cols();
-        int shorter = Math.min(height, width);
-        if (shorter <= side) {
-            return bgr.clone();
-        }
-        double scale = (double) side / shorter;
-        int newHeight = height <= width ? side : (int) Math.round(height * scale);
-        int newWidth = height <= width ? (int) Math.round(width * scale) : side;
-        Mat out = new Mat();
-        try (Size size = new Size(newWidth, newHeight)) {
-            resize(bgr, out, size, 0, 0, INTER_AREA);
-        }
-        return out;
     }
 
     /** JPEG bytes of a BGR image. */

@@ -6,6 +6,7 @@ import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.format.Codec;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.convert.ShorterSideResize;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -163,7 +164,7 @@ public final class BenchmarkInputs {
     private static void writeImageFiles(ImageCollection collection, Path target) throws IOException {
         for (int i = 0; i < collection.images().size(); i++) {
             Path source = collection.images().get(i).file();
-            try (Mat full = ShorterSideResizer.readBgr(source); Mat small = ShorterSideResizer.shorterSide(full, SHORTER_SIDE)) {
+            try (Mat full = ShorterSideResizer.readBgr(source); Mat small = ShorterSideResize.resize(full, SHORTER_SIDE, false)) {
                 if (!isJpeg(source)) {
                     Files.write(target.resolve(i + "-full.jpg"), ShorterSideResizer.encodeJpeg(full, JPEG_QUALITY));
                 }

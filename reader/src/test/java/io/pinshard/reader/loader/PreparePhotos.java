@@ -5,13 +5,12 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imread;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGB2BGR;
-import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
-import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.format.Codec;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.convert.ShorterSideResize;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,12 +22,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.opencv.opencv_core.Mat;
-import org.bytedeco.opencv.opencv_core.Size;
 
 /**
  * Benchmark data preparation (used by scripts/bench-loader.sh until the convert tool is merged): resizes
- * an ImageFolder tree of photos to a shorter side (INTER_AREA) and writes the same images, each repeated
- * {@code copies} times, as raw, lz4 and jpeg pinshard datasets plus an ImageFolder of the JPEG files for
+ * an ImageFolder tree of photos to a shorter side (the converter's ShorterSideResize) and writes the same
+ * images, each repeated {@code copies} times, as raw, lz4 and jpeg pinshard datasets plus an ImageFolder of the JPEG files for
  * the PyTorch baseline. Usage: {@code PreparePhotos PHOTOS OUT SHORTER_SIDE COPIES [JPEG_QUALITY]}.
  */
 public final class PreparePhotos {
@@ -56,16 +54,15 @@ public final class PreparePhotos {
         long pixels = 0;
         try (IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, quality)) {
             for (Path file : files) {
-                try (Mat rgb = imread(file.toString(), IMREAD_COLOR_RGB); Mat small = new Mat(); Mat bgr = new Mat();
+                try (Mat rgb = imread(file.toString(), IMREAD_COLOR_RGB); Mat bgr = new Mat();
                      BytePointer jpeg = new BytePointer()) {
                     if (rgb.empty()) {
                         System.err.println("skipped (unreadable): " + file);
                         continue;
                     }
-                    double scale = (double) shorter / Math.min(rgb.rows(), rgb.cols());
-                    int w = (int) Math.round(rgb.cols() * scale);
-                    int h = (int) Math.round(rgb.rows() * scale);
-                    resize(rgb, small, new Size(w, h), 0, 0, INTER_AREA);
+                    Mat small = ShorterSideResize.resize(rgb, shorter, true);
+                    int w = small.cols();
+                    int h = small.rows();
                     cvtColor(small, bgr, COLOR_RGB2BGR);
                     imencode(".jpg", bgr, jpeg, params);
                     byte[] jpegBytes = new byte[(int) jpeg.limit()];
@@ -85,6 +82,7 @@ public final class PreparePhotos {
                         Files.write(folder.resolve(name + "-" + c + ".jpg"), jpegBytes);
                         pixels += (long) h * w;
                     }
+                    small.close();
                 }
             }
         }

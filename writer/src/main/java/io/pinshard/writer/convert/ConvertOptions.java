@@ -23,14 +23,22 @@ import java.util.Map;
  *                     Pillow's {@code thumbnail(reducing_gap=2.0)}), keeps a 2x area resize after the DCT
  *                     scaling: on real photos a 1/4 scale straight to 1.25x the target lost up to 1.5 dB
  *                     PSNR below the 35 dB guard, a 2x gap stays above 43 dB.
+ * @param maxPixels    an input whose header declares more than this many pixels (height x width) is
+ *                     rejected before it is decoded: the decompression-bomb guard. The default,
+ *                     {@link #DEFAULT_MAX_PIXELS}, is Pillow's {@code Image.MAX_IMAGE_PIXELS}; at it one
+ *                     decoded image takes up to 268 MB as 8-bit RGB and 716 MB as 16-bit RGBA, per worker.
  */
 public record ConvertOptions(int shorterSide, boolean upscale, double maxAspect, AspectPolicy aspectPolicy,
                              OutputCodec codec, int jpegQuality, long shardBytes, int workers, long maxInputBytes,
-                             double reducingGap) {
+                             double reducingGap, long maxPixels) {
     public static final int DEFAULT_SHORTER_SIDE = 320;
     public static final int DEFAULT_JPEG_QUALITY = 90;
     public static final long DEFAULT_MAX_INPUT_BYTES = 1L << 30;
     public static final double DEFAULT_REDUCING_GAP = 2.0;
+    /** Pillow's decompression-bomb limit, {@code Image.MAX_IMAGE_PIXELS}: 1 GiB / 4 bytes / 3. */
+    public static final long DEFAULT_MAX_PIXELS = (1L << 30) / 4 / 3;
+    /** OpenCV refuses larger images itself (CV_IO_MAX_IMAGE_PIXELS), so a higher limit would only mislead. */
+    public static final long MAX_MAX_PIXELS = 1L << 30;
     /** The background alpha is composited on: opaque white, as an image viewer shows a transparent PNG on a page. */
     public static final int[] ALPHA_BACKGROUND_RGB = {255, 255, 255};
 
@@ -53,45 +61,53 @@ public record ConvertOptions(int shorterSide, boolean upscale, double maxAspect,
         if (reducingGap != 0 && !(reducingGap >= 1 && reducingGap <= 64)) {
             throw new IllegalArgumentException("--reducing-gap must be 0 (no reduced decoding) or between 1 and 64: " + reducingGap);
         }
+        if (maxPixels < 1 || maxPixels > MAX_MAX_PIXELS) {
+            throw new IllegalArgumentException("--max-pixels must be between 1 and " + MAX_MAX_PIXELS
+                + " (OpenCV's own limit): " + maxPixels);
+        }
         DatasetWriterOptions.defaults().withTargetShardBytes(shardBytes); // validates the size
     }
 
     public static ConvertOptions defaults() {
         return new ConvertOptions(DEFAULT_SHORTER_SIDE, false, 0, AspectPolicy.CROP, OutputCodec.AUTO,
             DEFAULT_JPEG_QUALITY, DatasetWriterOptions.DEFAULT_TARGET_SHARD_BYTES,
-            Runtime.getRuntime().availableProcessors(), DEFAULT_MAX_INPUT_BYTES, DEFAULT_REDUCING_GAP);
+            Runtime.getRuntime().availableProcessors(), DEFAULT_MAX_INPUT_BYTES, DEFAULT_REDUCING_GAP, DEFAULT_MAX_PIXELS);
     }
 
     public ConvertOptions withShorterSide(int value) {
-        return new ConvertOptions(value, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(value, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withUpscale(boolean value) {
-        return new ConvertOptions(shorterSide, value, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, value, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withMaxAspect(double value, AspectPolicy policy) {
-        return new ConvertOptions(shorterSide, upscale, value, policy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, upscale, value, policy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withCodec(OutputCodec value) {
-        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, value, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, value, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withJpegQuality(int value) {
-        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, value, shardBytes, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, value, shardBytes, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withShardBytes(long value) {
-        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, value, workers, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, value, workers, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withWorkers(int value) {
-        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, value, maxInputBytes, reducingGap);
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, value, maxInputBytes, reducingGap, maxPixels);
     }
 
     public ConvertOptions withReducingGap(double value) {
-        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, value);
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, value, maxPixels);
+    }
+
+    public ConvertOptions withMaxPixels(long value) {
+        return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, value);
     }
 
     /**
@@ -109,6 +125,7 @@ public record ConvertOptions(int shorterSide, boolean upscale, double maxAspect,
             map.put("jpegQuality", jpegQuality);
         }
         map.put("reducingGap", reducingGap);
+        map.put("maxPixels", maxPixels);
         map.put("resize", "opencv INTER_AREA after reduced-size JPEG decode");
         map.put("channels", "RGB uint8, alpha composited on white, 16-bit scaled by 1/257");
         return map;

@@ -16,11 +16,8 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2RGB;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGRA2BGR;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_GRAY2BGR;
-import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
-import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
 import static org.bytedeco.opencv.global.opencv_imgproc.blendLinear;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
-import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.format.Codec;
 import java.io.IOException;
@@ -32,15 +29,14 @@ import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Rect;
 import org.bytedeco.opencv.opencv_core.Scalar;
-import org.bytedeco.opencv.opencv_core.Size;
 
 /**
  * Converts one encoded image into a stored record with OpenCV: reduced-size JPEG decoding (the
  * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above
  * {@link ConvertOptions#reducingGap()} times the target), EXIF
  * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
- * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), INTER_AREA
- * resize to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
+ * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), {@link ShorterSideResize}
+ * (INTER_AREA) to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
  * it keeps its read buffer between images. Any failure becomes a rejection with a reason.
  */
 final class ImageProcessor {
@@ -83,10 +79,16 @@ final class ImageProcessor {
     private ConvertedImage convertDecodable(long inputBytes) {
         int target = options.shorterSide();
         int flags = IMREAD_UNCHANGED;
+        // Before any decoder allocates from the header's numbers: the decompression-bomb guard.
+        ImageHeader header = ImageHeader.read(readBuffer);
+        if (header.pixels() > options.maxPixels()) {
+            return ConvertedImage.rejected("image declares " + header.width() + "x" + header.height() + " = "
+                + header.pixels() + " pixels, more than the limit of " + options.maxPixels()
+                + " (--max-pixels; a decompression-bomb guard)", inputBytes);
+        }
         int originalHeight = -1;
         int originalWidth = -1;
-        if (JpegHeader.isJpeg(readBuffer)) {
-            JpegHeader header = JpegHeader.parse(readBuffer);
+        if (header.jpeg()) {
             originalHeight = header.height();
             originalWidth = header.width();
             rejectIfTooWide(originalHeight, originalWidth);
@@ -97,6 +99,13 @@ final class ImageProcessor {
              Mat decoded = imdecode(encoded, flags)) {
             if (decoded == null || decoded.empty()) {
                 return ConvertedImage.rejected("cannot decode: not a readable image (corrupt or truncated?)", inputBytes);
+            }
+            if (header.jpeg() && JpegWarnings.mayHaveFilledGrey(decoded)) {
+                String warning = JpegWarnings.firstWarning(readBuffer);
+                if (warning != null) {
+                    return ConvertedImage.rejected("corrupt JPEG data: the decoder warns \"" + warning
+                        + "\" (it would fill what is missing with grey)", inputBytes);
+                }
             }
             Mat bgr = toBgr8(decoded);
             try {
@@ -110,7 +119,8 @@ final class ImageProcessor {
                     originalHeight = originalWidth;
                     originalWidth = swap;
                 }
-                return encode(cropToAspect(resizeToTarget(bgr, originalHeight, originalWidth)), inputBytes);
+                return encode(cropToAspect(ShorterSideResize.resize(bgr, originalHeight, originalWidth, target, options.upscale())),
+                    inputBytes);
             } finally {
                 if (bgr != decoded) {
                     bgr.close();
@@ -204,35 +214,6 @@ final class ImageProcessor {
     private static final double ALPHA_R = ConvertOptions.ALPHA_BACKGROUND_RGB[0];
     private static final double ALPHA_G = ConvertOptions.ALPHA_BACKGROUND_RGB[1];
     private static final double ALPHA_B = ConvertOptions.ALPHA_BACKGROUND_RGB[2];
-
-    /**
-     * Resizes so the shorter side is exactly the target. The output size comes from the original
-     * (full-resolution) size, so a reduced decode gives the same output size as a full one.
-     */
-    private Mat resizeToTarget(Mat bgr, int originalHeight, int originalWidth) {
-        int target = options.shorterSide();
-        int shorter = Math.min(originalHeight, originalWidth);
-        Mat out = new Mat();
-        if (shorter < target && !options.upscale()) {
-            bgr.copyTo(out);
-            return out;
-        }
-        int height = scaled(originalHeight, target, shorter);
-        int width = scaled(originalWidth, target, shorter);
-        if (height == bgr.rows() && width == bgr.cols()) {
-            bgr.copyTo(out);
-            return out;
-        }
-        boolean shrinking = height <= bgr.rows() && width <= bgr.cols();
-        try (Size size = new Size(width, height)) {
-            resize(bgr, out, size, 0, 0, shrinking ? INTER_AREA : INTER_LINEAR);
-        }
-        return out;
-    }
-
-    private static int scaled(int side, int target, int shorter) {
-        return (int) Math.max(1, ((long) side * target + shorter / 2) / shorter);
-    }
 
     /** Cuts the longer side to floor(shorter * maxAspect), centred, when CROP applies; otherwise returns the image. */
     private Mat cropToAspect(Mat image) {

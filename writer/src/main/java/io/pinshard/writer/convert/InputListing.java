@@ -27,7 +27,7 @@ public record InputListing(String source, List<String> classes, List<InputItem> 
         return items.subList(from, to);
     }
 
-    /** SHA-256 over keys, labels and classes: identifies the input set for resume and merge checks. */
+    /** SHA-256 over keys, labels, listing rejections and classes: identifies the input set for resume and merge checks. */
     public String fingerprint() {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
@@ -40,7 +40,8 @@ public record InputListing(String source, List<String> classes, List<InputItem> 
                 digest.update(item.key().getBytes(StandardCharsets.UTF_8));
                 digest.update((byte) 0);
                 digest.update(Integer.toString(item.label()).getBytes(StandardCharsets.US_ASCII));
-                digest.update((byte) 0);
+                // Whether listing rejected it: options such as --allow-outside-paths change that, not the key.
+                digest.update((byte) (item.problem() == null ? 0 : 1));
             }
             return HexFormat.of().formatHex(digest.digest());
         } catch (NoSuchAlgorithmException e) {

@@ -3,9 +3,7 @@ package io.pinshard.writer.convert;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imread;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2RGB;
-import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
-import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -16,7 +14,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.bytedeco.opencv.opencv_core.Mat;
-import org.bytedeco.opencv.opencv_core.Size;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,9 +60,10 @@ class ReducedDecodeQualityTest {
     }
 
     private static byte[] fullDecodeAndAreaResize(Path jpeg, int height, int width) {
-        try (Mat full = imread(jpeg.toString(), IMREAD_COLOR); Mat small = new Mat(); Mat rgb = new Mat();
-             Size size = new Size(width, height)) {
-            resize(full, small, size, 0, 0, INTER_AREA);
+        try (Mat full = imread(jpeg.toString(), IMREAD_COLOR);
+             Mat small = ShorterSideResize.resize(full, ConvertOptions.DEFAULT_SHORTER_SIDE, false); Mat rgb = new Mat()) {
+            assertEquals(height, small.rows(), "a reduced decode gives the size a full decode gives");
+            assertEquals(width, small.cols());
             cvtColor(small, rgb, COLOR_BGR2RGB);
             byte[] bytes = new byte[height * width * 3];
             rgb.data().get(bytes);

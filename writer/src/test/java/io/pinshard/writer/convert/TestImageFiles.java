@@ -132,6 +132,11 @@ public final class TestImageFiles {
         return out;
     }
 
+    /** Writes {@code bytes} as {@code dir/name} and converts that file with {@code options} (label 0). */
+    static ConvertedImage convertFile(Path dir, ConvertOptions options, String name, byte[] bytes) throws IOException {
+        return new ImageProcessor(options).convert(InputItem.file(name, 0, write(dir.resolve(name), bytes)));
+    }
+
     public static Path write(Path file, byte[] bytes) throws IOException {
         Files.createDirectories(file.getParent());
         return Files.write(file, bytes);
