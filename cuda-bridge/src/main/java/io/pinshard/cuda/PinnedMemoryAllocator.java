@@ -3,6 +3,8 @@ package io.pinshard.cuda;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.memory.OwnedRegion;
+import io.pinshard.memory.RegionCounter;
+import org.agrona.BitUtil;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
 
@@ -14,16 +16,15 @@ import org.bytedeco.javacpp.Pointer;
 public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
     private static final int PAGE = 4096;
 
+    private final RegionCounter live = new RegionCounter();
+
     public PinnedMemoryAllocator() {
         CudaAvailability.require();
     }
 
     @Override
     public NativeRegion allocate(long length, int alignment) {
-        if (length <= 0) {
-            throw new IllegalArgumentException("pinned regions hold at least 1 byte: " + length);
-        }
-        OwnedRegion.requirePowerOfTwo(alignment);
+        BatchMemoryAllocator.checkAllocation(name(), length, alignment);
         // cudaHostAlloc returns page-aligned memory; larger alignments get padding.
         long padding = alignment > PAGE ? alignment : 0;
         Pointer base = new Pointer();
@@ -32,7 +33,7 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
             throw new OutOfMemoryError("cudaHostAlloc could not pin " + (length + padding) + " bytes");
         }
         CudaCheck.runtime(status, "cudaHostAlloc(" + (length + padding) + " bytes)");
-        return new PinnedRegion(base, OwnedRegion.align(base.address(), alignment), length);
+        return new PinnedRegion(base, BitUtil.align(base.address(), alignment), length, live);
     }
 
     @Override
@@ -40,11 +41,21 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
         return "cuda-pinned";
     }
 
+    @Override
+    public long liveRegions() {
+        return live.regions();
+    }
+
+    @Override
+    public long liveBytes() {
+        return live.bytes();
+    }
+
     private static final class PinnedRegion extends OwnedRegion {
         private final Pointer base;
 
-        PinnedRegion(Pointer base, long address, long length) {
-            super(address, length);
+        PinnedRegion(Pointer base, long address, long length, RegionCounter live) {
+            super("cuda-pinned", address, length, live);
             this.base = base;
         }
 

@@ -1,23 +1,29 @@
 package io.pinshard.memory;
 
 import java.nio.ByteBuffer;
+import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 
-/** Ordinary off-heap memory from direct byte buffers: works everywhere, not page-locked. */
+/**
+ * Ordinary off-heap memory from direct byte buffers: works everywhere, not page-locked, zero-filled (as
+ * {@link ByteBuffer#allocateDirect} is). Counts its live regions ({@link #liveRegions()}).
+ */
 public final class HostMemoryAllocator implements BatchMemoryAllocator {
     public static final HostMemoryAllocator INSTANCE = new HostMemoryAllocator();
 
+    private final RegionCounter live = new RegionCounter();
+
     @Override
     public NativeRegion allocate(long length, int alignment) {
-        if (length <= 0 || length > Integer.MAX_VALUE - alignment) {
+        BatchMemoryAllocator.checkAllocation("host", length, alignment);
+        if (length > Integer.MAX_VALUE - alignment) {
             throw new IllegalArgumentException("host regions hold 1 to " + (Integer.MAX_VALUE - alignment)
-                + " bytes: " + length);
+                + " bytes at alignment " + alignment + ": " + length);
         }
-        OwnedRegion.requirePowerOfTwo(alignment);
         // Keep the original buffer (not an aligned slice): only it carries the cleaner that frees the memory.
         ByteBuffer raw = ByteBuffer.allocateDirect((int) length + alignment);
         long start = BufferUtil.address(raw);
-        return new HostRegion(raw, OwnedRegion.align(start, alignment), length);
+        return new HostRegion(raw, BitUtil.align(start, alignment), length, live);
     }
 
     @Override
@@ -25,11 +31,21 @@ public final class HostMemoryAllocator implements BatchMemoryAllocator {
         return "host";
     }
 
+    @Override
+    public long liveRegions() {
+        return live.regions();
+    }
+
+    @Override
+    public long liveBytes() {
+        return live.bytes();
+    }
+
     private static final class HostRegion extends OwnedRegion {
         private final ByteBuffer buffer;
 
-        HostRegion(ByteBuffer buffer, long address, long length) {
-            super(address, length);
+        HostRegion(ByteBuffer buffer, long address, long length, RegionCounter live) {
+            super("host", address, length, live);
             this.buffer = buffer;
         }
 
