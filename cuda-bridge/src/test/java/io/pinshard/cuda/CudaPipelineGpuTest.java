@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.HostMemoryAllocator;
-import io.pinshard.memory.NativeRegion;
 import java.io.RandomAccessFile;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -20,7 +19,11 @@ import org.agrona.IoUtil;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The ring on a real GPU: copies, pinned and registered memory, error reporting. Skips without a device. */
+/**
+ * The ring on a real GPU from host memory the backend did not allocate (registered, pageable, a read-only mapping),
+ * and error reporting. Pinned slots, the alignment of pinned regions and the ring protocol itself are covered by the
+ * contract suites ({@link CudaBackendTest}, {@link PinnedMemoryAllocatorTest}). Skips without a device.
+ */
 class CudaPipelineGpuTest {
     @BeforeEach
     void needsCuda() {
@@ -33,7 +36,7 @@ class CudaPipelineGpuTest {
         try (CudaBackend backend = CudaBackend.open(0);
              DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, PipelineOptions.raw(4, 32, 32).withRingSize(3))) {
             for (int k = 0; k < 10; k++) {
-                TestBatch host = new TestBatch(allocator == null ? backend.hostAllocator() : allocator, "b" + k, k * 4L,
+                TestBatch host = new TestBatch(allocator, "b" + k, k * 4L,
                     4, 32, 32, k, log);
                 made.add(host);
                 DeviceBatch device = pipeline.submit(host);
@@ -48,11 +51,6 @@ class CudaPipelineGpuTest {
             assertEquals(1, b.releases, b.name + " released exactly once");
             b.free();
         }
-    }
-
-    @Test
-    void pinnedSlotsRoundTrip() {
-        roundTrip(null);
     }
 
     @Test
@@ -85,16 +83,6 @@ class CudaPipelineGpuTest {
         } finally {
             IoUtil.unmap(mapping);
             Files.delete(file);
-        }
-    }
-
-    @Test
-    void pinnedRegionsAreAlignedAndLocked() {
-        PinnedMemoryAllocator allocator = new PinnedMemoryAllocator();
-        try (NativeRegion region = allocator.allocate(10_000, 8192)) {
-            assertTrue(region.pageLocked());
-            assertEquals(0, region.address() % 8192);
-            assertEquals(10_000, region.length());
         }
     }
 

@@ -27,13 +27,18 @@ final class TestBatch implements HostBatch {
         this.images = allocator.allocate((long) size * height * width * 3, 64);
         this.labels = allocator.allocate(size * 4L, 64);
         this.sampleIds = new long[size];
+        refill(firstSample, seed);
+    }
+
+    /** New random pixels and labels for samples from {@code firstSample}: the slot reused, as a loader does. */
+    void refill(long firstSample, long seed) {
         UnsafeBuffer pixels = new UnsafeBuffer(images.address(), (int) images.length());
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < pixels.capacity(); i++) {
             pixels.putByte(i, (byte) random.nextInt(256));
         }
         UnsafeBuffer labelView = new UnsafeBuffer(labels.address(), (int) labels.length());
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < sampleIds.length; i++) {
             sampleIds[i] = firstSample + i;
             labelView.putInt(i * 4, (int) (sampleIds[i] * 7));
         }
