@@ -2,7 +2,8 @@
 # GPU check for cuda-bridge, for a machine with one NVIDIA GPU, the driver and a CUDA 13 runtime, but no JDK and no
 # network. Everything comes from cuda-bridge/gpu-bundle/, made beforehand by prepare-gpu-bundle.sh on a build
 # machine. Steps: probe CUDA (stops with the reason when unusable), run the tests (CUDA classes included) with the
-# JUnit console launcher, print the measurements table (GpuCheck). Well under 8 minutes on an H100/H200.
+# JUnit console launcher, print the measurements table (GpuCheck, then DevicePipelineCheck from the test jar). Well
+# under 8 minutes on an H100/H200.
 # Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
 set -uo pipefail
 module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -56,11 +57,19 @@ timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-pa
 tests=$?
 
 echo "== 3/3 measurements"
+# GpuCheck (a tool in the main jar) measures copies and the kernel; DevicePipelineCheck (a harness in the test jar)
+# drives the device pipeline with test batches. One failing does not hide the other.
+measure() {
+  local rc=0
+  timeout 180 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck || rc=$?
+  timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.DevicePipelineCheck || rc=$?
+  return "$rc"
+}
 if [[ -n "$out" ]]; then
-  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck | tee "$out/gpu-check.txt"
+  measure | tee "$out/gpu-check.txt"
   measured=${PIPESTATUS[0]}
 else
-  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck
+  measure
   measured=$?
 fi
 echo "gpu-check: tests exit $tests, measurements exit $measured"

@@ -35,12 +35,13 @@ cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
 cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
 cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"
 
-# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson) and
+# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson, the
+# writer's Commons jars: the reader and writer are test-scope only, for LoaderToDeviceTest, which the bundle skips) and
 # the test engines the console launcher already contains.
 tr ':' '\n' < "$module/target/bundle.classpath" | while read -r jar; do
   [[ -n "$jar" ]] || continue
   case "$(basename "$jar")" in
-    opencv-*|openblas-*|lz4-*|chronicle-*|jackson-*|affinity-*|jna-*|posix-*|pinshard-*) ;;
+    opencv-*|openblas-*|lz4-*|chronicle-*|jackson-*|affinity-*|jna-*|posix-*|commons-*|pinshard-*) ;;
     junit-*|jqwik-*|opentest4j-*|apiguardian-*|slf4j-simple-*) ;;
     cuda-*-linux-x86_64.jar)
       # Keep only the JNI libraries gpu-check uses; the full natives jar also carries cuBLAS, cuDNN, NPP, ...
