@@ -3,7 +3,7 @@ package io.pinshard.cuda;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.memory.OwnedRegion;
-import io.pinshard.memory.RegionCounter;
+import io.pinshard.memory.RegionCountingAllocator;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
@@ -82,19 +82,17 @@ public final class HostRegistration implements AutoCloseable {
         return new Registering(delegate);
     }
 
-    private static final class Registering implements BatchMemoryAllocator {
+    private static final class Registering extends RegionCountingAllocator {
         private final BatchMemoryAllocator delegate;
-        private final String name;
-        private final RegionCounter live = new RegionCounter();
 
         Registering(BatchMemoryAllocator delegate) {
+            super(delegate.name() + "+cuda-registered");
             this.delegate = delegate;
-            this.name = delegate.name() + "+cuda-registered";
         }
 
         @Override
         public NativeRegion allocate(long length, int alignment) {
-            BatchMemoryAllocator.checkAllocation(name, length, alignment);
+            checkAllocation(length, alignment);
             // Whole pages of its own: registering a page another region already registered would fail.
             NativeRegion region = delegate.allocate(BitUtil.align(length, PAGE), (int) Math.max(alignment, PAGE));
             HostRegistration registration;
@@ -104,22 +102,7 @@ public final class HostRegistration implements AutoCloseable {
                 CloseHelper.closeAll(e::addSuppressed, region);
                 throw e;
             }
-            return new RegisteredRegion(name, region, registration, length, live);
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public long liveRegions() {
-            return live.regions();
-        }
-
-        @Override
-        public long liveBytes() {
-            return live.bytes();
+            return new RegisteredRegion(this, region, registration, length);
         }
     }
 
@@ -127,16 +110,10 @@ public final class HostRegistration implements AutoCloseable {
         private final NativeRegion region;
         private final HostRegistration registration;
 
-        RegisteredRegion(String name, NativeRegion region, HostRegistration registration, long length,
-                         RegionCounter live) {
-            super(name, region.address(), length, live);
+        RegisteredRegion(Registering owner, NativeRegion region, HostRegistration registration, long length) {
+            super(owner, region.address(), length, true);
             this.region = region;
             this.registration = registration;
-        }
-
-        @Override
-        public boolean pageLocked() {
-            return true;
         }
 
         @Override

@@ -3,7 +3,7 @@ package io.pinshard.cuda;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.memory.OwnedRegion;
-import io.pinshard.memory.RegionCounter;
+import io.pinshard.memory.RegionCountingAllocator;
 import org.agrona.BitUtil;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
@@ -13,18 +13,17 @@ import org.bytedeco.javacpp.Pointer;
  * {@code cudaMemcpyAsync} from them is a true asynchronous DMA. The loader takes this as its
  * {@link BatchMemoryAllocator}. Requires CUDA ({@link CudaAvailability#require()}).
  */
-public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
+public final class PinnedMemoryAllocator extends RegionCountingAllocator {
     private static final int PAGE = 4096;
 
-    private final RegionCounter live = new RegionCounter();
-
     public PinnedMemoryAllocator() {
+        super("cuda-pinned");
         CudaAvailability.require();
     }
 
     @Override
     public NativeRegion allocate(long length, int alignment) {
-        BatchMemoryAllocator.checkAllocation(name(), length, alignment);
+        checkAllocation(length, alignment);
         // cudaHostAlloc returns page-aligned memory; larger alignments get padding.
         long padding = alignment > PAGE ? alignment : 0;
         Pointer base = new Pointer();
@@ -33,35 +32,15 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
             throw new OutOfMemoryError("cudaHostAlloc could not pin " + (length + padding) + " bytes");
         }
         CudaCheck.runtime(status, "cudaHostAlloc(" + (length + padding) + " bytes)");
-        return new PinnedRegion(base, BitUtil.align(base.address(), alignment), length, live);
-    }
-
-    @Override
-    public String name() {
-        return "cuda-pinned";
-    }
-
-    @Override
-    public long liveRegions() {
-        return live.regions();
-    }
-
-    @Override
-    public long liveBytes() {
-        return live.bytes();
+        return new PinnedRegion(this, base, BitUtil.align(base.address(), alignment), length);
     }
 
     private static final class PinnedRegion extends OwnedRegion {
         private final Pointer base;
 
-        PinnedRegion(Pointer base, long address, long length, RegionCounter live) {
-            super("cuda-pinned", address, length, live);
+        PinnedRegion(PinnedMemoryAllocator owner, Pointer base, long address, long length) {
+            super(owner, address, length, true);
             this.base = base;
-        }
-
-        @Override
-        public boolean pageLocked() {
-            return true;
         }
 
         @Override

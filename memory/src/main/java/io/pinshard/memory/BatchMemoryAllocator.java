@@ -1,7 +1,5 @@
 package io.pinshard.memory;
 
-import org.agrona.BitUtil;
-
 /**
  * Where the loader gets batch memory. This module ships {@link HostMemoryAllocator}; the cuda-bridge module
  * implements this with page-locked memory (cudaHostAlloc / cudaHostRegister), so neither the reader nor the
@@ -33,15 +31,5 @@ public interface BatchMemoryAllocator {
     /** Requested bytes of those regions; -1 where the allocator does not count them. */
     default long liveBytes() {
         return -1;
-    }
-
-    /** The argument checks every allocator makes before touching memory; {@code what} names the allocator. */
-    static void checkAllocation(String what, long length, int alignment) {
-        if (length <= 0) {
-            throw new IllegalArgumentException(what + " regions hold at least 1 byte: " + length);
-        }
-        if (!BitUtil.isPowerOfTwo(alignment)) {
-            throw new IllegalArgumentException(what + " alignment must be a power of two: " + alignment);
-        }
     }
 }

@@ -4,9 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Base of every {@link NativeRegion} an allocator hands out: the aligned address and length, close-once semantics
- * safe against racing closes, the use-after-close guard and the allocator's live count, so each allocator only says
- * how its memory is released.
+ * Base of every {@link NativeRegion} a {@link RegionCountingAllocator} hands out: the aligned address and length,
+ * close-once semantics safe against racing closes, the use-after-close guard and the allocator's live count, so each
+ * allocator only says how its memory is released.
  */
 public abstract class OwnedRegion implements NativeRegion {
     private static final VarHandle CLOSED;
@@ -19,24 +19,19 @@ public abstract class OwnedRegion implements NativeRegion {
         }
     }
 
-    private final String owner;
+    private final RegionCountingAllocator owner;
     private final long address;
     private final long length;
-    private final RegionCounter counter;
+    private final boolean pageLocked;
     private volatile boolean closed;
 
-    /**
-     * @param owner   the allocator's {@link BatchMemoryAllocator#name()}, for messages
-     * @param counter the allocator's live count, or {@code null} when it does not count
-     */
-    protected OwnedRegion(String owner, long address, long length, RegionCounter counter) {
+    /** Counts itself into {@code owner}'s live regions; {@link #close()} counts it out. */
+    protected OwnedRegion(RegionCountingAllocator owner, long address, long length, boolean pageLocked) {
         this.owner = owner;
         this.address = address;
         this.length = length;
-        this.counter = counter;
-        if (counter != null) {
-            counter.opened(length);
-        }
+        this.pageLocked = pageLocked;
+        owner.live.opened(length);
     }
 
     @Override
@@ -49,6 +44,11 @@ public abstract class OwnedRegion implements NativeRegion {
     public final long length() {
         ensureAccessible();
         return length;
+    }
+
+    @Override
+    public final boolean pageLocked() {
+        return pageLocked;
     }
 
     private void ensureAccessible() {
@@ -64,9 +64,7 @@ public abstract class OwnedRegion implements NativeRegion {
             try {
                 release();
             } finally {
-                if (counter != null) {
-                    counter.released(length);
-                }
+                owner.live.released(length);
             }
         }
     }
@@ -76,6 +74,6 @@ public abstract class OwnedRegion implements NativeRegion {
 
     @Override
     public String toString() {
-        return owner + " region of " + length + " bytes at 0x" + Long.toHexString(address);
+        return owner.name() + " region of " + length + " bytes at 0x" + Long.toHexString(address);
     }
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * compare before and after. {@link OwnedRegion} counts itself in at construction and out on its one release.
  * Thread-safe; touched only on allocate and close, never per batch.
  */
-public final class RegionCounter {
+final class RegionCounter {
     private final AtomicLong regions = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
 
@@ -22,12 +22,12 @@ public final class RegionCounter {
     }
 
     /** Regions not yet closed. */
-    public long regions() {
+    long regions() {
         return regions.get();
     }
 
     /** Bytes of those regions, as requested (alignment padding not included). */
-    public long bytes() {
+    long bytes() {
         return bytes.get();
     }
 }
