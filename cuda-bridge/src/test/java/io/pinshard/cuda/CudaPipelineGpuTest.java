@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +82,33 @@ class CudaPipelineGpuTest {
             byte[] back = CudaTestSupport.readBack(backend, device.address(), content.length - 100);
             assertArrayEquals(java.util.Arrays.copyOfRange(content, 100, content.length), back);
             device.close();
+        } finally {
+            IoUtil.unmap(mapping);
+            Files.delete(file);
+        }
+    }
+
+    @Test
+    void registerReadOnlyRegistersEveryMappingAndUndoesThemWhenOneFails() throws Exception {
+        Path file = Files.createTempFile("pinshard-mapped", ".bin");
+        Files.write(file, new byte[2 * 4096 + 17]);
+        MappedByteBuffer mapping;
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            mapping = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, 2 * 4096 + 17);
+        }
+        try {
+            UnsafeBuffer first = new UnsafeBuffer(mapping, 0, 4096);
+            UnsafeBuffer second = new UnsafeBuffer(mapping, 4096, 4096 + 17);
+            HostRegistration[] both = HostRegistration.registerReadOnly(first, second);
+            assertEquals(2, both.length);
+            assertEquals(4096, both[0].length());
+            assertEquals(2 * 4096, both[1].length(), "widened to whole pages");
+            CloseHelper.closeAll(both);
+            // The second fails (no memory at address 0): the first must have been unregistered again, so registering
+            // it once more succeeds instead of failing with "already registered".
+            UnsafeBuffer nowhere = new UnsafeBuffer(0, 4096);
+            assertThrows(IllegalArgumentException.class, () -> HostRegistration.registerReadOnly(first, nowhere));
+            HostRegistration.registerReadOnly(first)[0].close();
         } finally {
             IoUtil.unmap(mapping);
             Files.delete(file);
