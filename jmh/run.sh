@@ -24,10 +24,10 @@ if [[ ! -f "$jar" ]] || [[ -n "$(find "$root" -path "$root/.git" -prune -o \( -n
 fi
 
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-# The JVM flags come from the root pom (one source of truth); JMH hands the parent's flags to every fork.
-read -r -a flags <<< "$(sed -n 's:.*<pinshard.jvm.flags>\(.*\)</pinshard.jvm.flags>.*:\1:p' "$root/pom.xml")"
-major="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
-if [[ "${major%%.*}" -ge 24 ]]; then flags+=(--sun-misc-unsafe-memory-access=allow); fi
+# The JVM flags of the root pom (one home), for the input preparation and the report run here; the
+# benchmarks' forks get them from benchmarks.jar's own main (BenchmarksMain), which appends them.
+jvm_flags="$("$root/scripts/jvm-flags.sh" "$java_bin")"  # fails the script when the pom lacks them
+read -r -a flags <<< "$jvm_flags"
 flags+=("-Dpinshard.repo=$root")
 
 mkdir -p "$results"

@@ -25,8 +25,9 @@ if [[ ! -f "$data/.complete" ]]; then
   echo "preparing $data (shorter side 320, INTER_AREA, $copies copies of each photo) ..." >&2
   rm -rf "$data"
   mvn -q -B -o -pl reader -am test-compile >&2
-  java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED \
-    -cp cli/target/pinshard.jar:reader/target/test-classes io.pinshard.reader.loader.PreparePhotos \
+  jvm_flags="$("$root/scripts/jvm-flags.sh" java)"  # fails the script when the pom lacks them
+  read -r -a flags <<< "$jvm_flags"
+  java "${flags[@]}" -cp cli/target/pinshard.jar:reader/target/test-classes io.pinshard.reader.loader.PreparePhotos \
     "$photos" "$data" 320 "$copies" >&2
   touch "$data/.complete"
 fi

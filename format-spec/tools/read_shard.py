@@ -267,6 +267,8 @@ def read_shard(data, classes=None):
             raise Corrupt(where + "raw payload length %d is not %d" % (length, decoded))
         if codec == 1 and length > decoded + decoded // 255 + 16:
             raise Corrupt(where + "lz4 payload is longer than any block of %d bytes" % decoded)
+        if codec == 1 and decoded > 255 * length:
+            raise Corrupt(where + "lz4 payload of %d bytes cannot decode to %d bytes" % (length, decoded))
         if label < -1:
             raise Corrupt(where + "label %d is negative" % label)
         if classes and label >= len(classes):

@@ -35,7 +35,8 @@ import picocli.CommandLine.Parameters;
         + " stored raw, lz4 or jpeg. Output is byte-identical whatever --workers is; a killed run resumes when"
         + " the same command is run again.",
         "INPUT is an image folder tree (first-level folders are the classes, sorted by name), a manifest"
-        + " (.csv or .jsonl of path,label rows; relative paths from the manifest's folder) or WebDataset .tar"
+        + " (.csv or .jsonl of path,label rows; relative paths from the manifest's folder and never outside it"
+        + " unless --allow-outside-paths; absolute paths as written) or WebDataset .tar"
         + " shards (one .tar or a folder of them; label from .cls or a .json \"label\")."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
@@ -58,6 +59,10 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--labels", paramLabel = "MODE", defaultValue = "auto",
         description = "auto (folder names, manifest label column, .cls/.json) or none (unlabeled). Default: ${DEFAULT-VALUE}.")
     Labels labels;
+
+    @Option(names = "--allow-outside-paths",
+        description = "Let a manifest's relative paths lead outside the manifest's folder (with ..); without it such rows are rejected.")
+    boolean allowOutsidePaths;
 
     @Option(names = "--shorter-side", paramLabel = "PX", defaultValue = "320", description = "Shorter side of every output image (default: ${DEFAULT-VALUE}).")
     int shorterSide;
@@ -146,7 +151,7 @@ final class ConvertCommand implements Callable<Integer> {
                 : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET : InputKind.FOLDER;
         }
         return switch (kind) {
-            case MANIFEST -> ManifestLister.list(input, labelled);
+            case MANIFEST -> ManifestLister.list(input, labelled, allowOutsidePaths);
             case WEBDATASET -> WebDatasetLister.list(input, labelled);
             default -> FolderLister.list(input, labelled);
         };

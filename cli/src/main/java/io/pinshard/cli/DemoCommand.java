@@ -1,8 +1,8 @@
 package io.pinshard.cli;
 
+import io.pinshard.baseline.inputs.ImageCollection;
+import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.format.DatasetManifest;
-import io.pinshard.jmh.inputs.ImageCollection;
-import io.pinshard.jmh.inputs.SourceImage;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertSummary;

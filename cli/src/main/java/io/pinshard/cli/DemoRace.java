@@ -1,10 +1,11 @@
 package io.pinshard.cli;
 
-import io.pinshard.jmh.baseline.NaiveLoader;
-import io.pinshard.jmh.inputs.SourceImage;
+import io.pinshard.baseline.NaiveLoader;
+import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
+import io.pinshard.reader.loader.HeapCounter;
 import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
@@ -12,7 +13,6 @@ import io.pinshard.reader.loader.SampleOrder;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -55,7 +55,7 @@ final class DemoRace {
         int[] labels = new int[batch];
         loader.load(0, heapBatch, 0); // class loading and the first decoder set-up are not the steady state
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
-        long heapBefore = allThreadsAllocatedBytes();
+        long heapBefore = HeapCounter.allThreadsAllocatedBytes();
         long start = System.nanoTime();
         long count = 0;
         do {
@@ -64,7 +64,7 @@ final class DemoRace {
             count++;
         } while (System.nanoTime() < deadline);
         double elapsed = (System.nanoTime() - start) / 1e9;
-        long heap = allThreadsAllocatedBytes() - heapBefore;
+        long heap = HeapCounter.allThreadsAllocatedBytes() - heapBefore;
         double perImageLoad = elapsed / count;
         double perImageStep = 1 / gpuImagesPerSecond;
         return new Figures("naive: read + decode full-size file (javax.imageio) + crop, 1 thread", count,
@@ -87,7 +87,7 @@ final class DemoRace {
             double heapPerBatch;
             try (Loader loader = Loader.open(dataset, loaderOnly)) {
                 runEpoch(loader, 0, 0); // warm-up: JIT, page cache, OpenCV
-                long heapBefore = allThreadsAllocatedBytes();
+                long heapBefore = HeapCounter.allThreadsAllocatedBytes();
                 long start = System.nanoTime();
                 long deadline = start + (long) (seconds * 1e9);
                 long batches = 0;
@@ -95,7 +95,7 @@ final class DemoRace {
                     batches += runEpoch(loader, epoch, 0);
                 }
                 double elapsed = (System.nanoTime() - start) / 1e9;
-                heapPerBatch = (double) (allThreadsAllocatedBytes() - heapBefore) / batches;
+                heapPerBatch = (double) (HeapCounter.allThreadsAllocatedBytes() - heapBefore) / batches;
                 images = batches * size;
                 perSecond = images / elapsed;
             }
@@ -141,19 +141,5 @@ final class DemoRace {
         out.printf(Locale.ROOT, "  speed-up   %,.0fx more images/s with pinshard%n%n",
             pinshard.imagesPerSecond() / naive.imagesPerSecond());
         out.flush();
-    }
-
-    /** Heap bytes allocated so far by every live thread (HotSpot's per-thread counters). */
-    static long allThreadsAllocatedBytes() {
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        if (!(threads instanceof com.sun.management.ThreadMXBean hotspot) || !hotspot.isThreadAllocatedMemorySupported()) {
-            return 0;
-        }
-        hotspot.setThreadAllocatedMemoryEnabled(true);
-        long total = 0;
-        for (long bytes : hotspot.getThreadAllocatedBytes(threads.getAllThreadIds())) {
-            total += Math.max(0, bytes);
-        }
-        return total;
     }
 }

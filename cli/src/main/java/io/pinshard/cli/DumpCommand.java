@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardHexDump;
 import io.pinshard.reader.MappedShard;
@@ -21,6 +22,12 @@ final class DumpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            DatasetFiles.checkRegularFile(shard); // a FIFO or device would block or never end
+        } catch (ShardFormatException e) {
+            spec.commandLine().getErr().println("pinshard dump: " + e.getMessage());
+            return PinshardCommand.EXIT_USAGE;
+        }
         try (MappedShard mapped = MappedShard.open(shard, null, true)) {
             spec.commandLine().getOut().print(ShardHexDump.render(mapped.buffer()));
             spec.commandLine().getOut().flush();

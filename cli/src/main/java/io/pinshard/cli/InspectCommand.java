@@ -2,7 +2,9 @@ package io.pinshard.cli;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.Json;
+import io.pinshard.format.Printable;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.io.PrintWriter;
@@ -51,6 +53,7 @@ final class InspectCommand implements Callable<Integer> {
         DatasetManifest manifest = dataset.manifest();
         long[] perClass = new long[manifest.classes().size()];
         long unlabelled = 0;
+        long otherLabels = 0;
         EnumMap<Codec, Long> codecs = new EnumMap<>(Codec.class);
         long payloadBytes = 0;
         int minHeight = Integer.MAX_VALUE, maxHeight = 0, minWidth = Integer.MAX_VALUE, maxWidth = 0;
@@ -60,8 +63,11 @@ final class InspectCommand implements Callable<Integer> {
             int label = view.label();
             if (label >= 0 && label < perClass.length) {
                 perClass[label]++;
-            } else {
+            } else if (label == IndexEntryDescriptor.NO_LABEL) {
                 unlabelled++;
+            } else {
+                // Dataset.open refuses labels outside the class list; only a class-less dataset gets here.
+                otherLabels++;
             }
             codecs.merge(view.codec(), 1L, Long::sum);
             payloadBytes += view.payloadLength();
@@ -96,6 +102,9 @@ final class InspectCommand implements Callable<Integer> {
         }
         summary.put("classes", classes);
         summary.put("unlabelled", unlabelled);
+        if (otherLabels > 0) {
+            summary.put("labelsWithoutClassName", otherLabels);
+        }
         Map<String, Long> codecCounts = new LinkedHashMap<>();
         codecs.forEach((codec, count) -> codecCounts.put(codec.label(), count));
         summary.put("codecs", codecCounts);
@@ -111,9 +120,14 @@ final class InspectCommand implements Callable<Integer> {
         return summary;
     }
 
+    /** Names from the manifest, escaped: they may hold terminal escape sequences. */
+    private static String text(Object value) {
+        return Printable.escape(String.valueOf(value));
+    }
+
     @SuppressWarnings("unchecked")
     private static void printText(PrintWriter out, Map<String, Object> s) {
-        out.printf("dataset      %s (format %s)%n", s.get("dataset"), s.get("formatVersion"));
+        out.printf("dataset      %s (format %s)%n", text(s.get("dataset")), text(s.get("formatVersion")));
         out.printf("records      %,d in %d shard(s), %s (%s of payload)%n", (Long) s.get("records"),
             ((List<?>) s.get("shards")).size(), Units.bytes((Long) s.get("bytes")), Units.bytes((Long) s.get("payloadBytes")));
         out.printf("codecs       %s%n", s.get("codecs"));
@@ -126,11 +140,15 @@ final class InspectCommand implements Callable<Integer> {
         out.printf("classes      %d%s%n", classes.size(), (Long) s.get("unlabelled") > 0
             ? " (+" + s.get("unlabelled") + " unlabelled records)" : "");
         for (Map<String, Object> c : classes) {
-            out.printf("  %4s  %-30s %,d%n", c.get("label"), c.get("name"), (Long) c.get("records"));
+            out.printf("  %4s  %-30s %,d%n", c.get("label"), text(c.get("name")), (Long) c.get("records"));
+        }
+        if (s.containsKey("labelsWithoutClassName")) {
+            out.printf("labels       %,d record(s) carry a label but the dataset lists no class names%n",
+                (Long) s.get("labelsWithoutClassName"));
         }
         out.printf("shards%n");
         for (Map<String, Object> shard : (List<Map<String, Object>>) s.get("shards")) {
-            out.printf("  %-24s %,10d records  %10s  crc32c %s%n", shard.get("file"), (Long) shard.get("records"),
+            out.printf("  %-24s %,10d records  %10s  crc32c %s%n", text(shard.get("file")), (Long) shard.get("records"),
                 Units.bytes((Long) shard.get("bytes")), shard.get("crc32c"));
         }
         if ((Integer) s.get("rejected") > 0) {

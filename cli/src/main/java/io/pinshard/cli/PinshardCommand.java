@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,7 +41,7 @@ public final class PinshardCommand implements Runnable {
                     commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": " + e.getMessage());
                     return format.kind() == ShardFormatException.Kind.NOT_A_DATASET ? EXIT_USAGE : 1;
                 }
-                commandLine.getErr().println("pinshard: " + e.getMessage());
+                commandLine.getErr().println("pinshard: " + Printable.escape(e.getMessage()));
                 return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
             });
     }

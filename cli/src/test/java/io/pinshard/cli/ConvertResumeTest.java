@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.reader.ChildJvm;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,16 +46,9 @@ class ConvertResumeTest {
     }
 
     private Process startChild(Path output, String... properties) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("--enable-native-access") || flag.startsWith("--sun-misc")
-                || flag.startsWith("-Dchronicle")) {
-                command.add(flag);
-            }
-        }
-        command.addAll(List.of(properties));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), PinshardCommand.class.getName(),
+        List<String> options = new ArrayList<>(ChildJvm.pinshardFlags());
+        options.addAll(List.of(properties));
+        List<String> command = new ArrayList<>(ChildJvm.command(options, PinshardCommand.class,
             "convert", input.toString(), "-o", output.toString(), "--workers", "2"));
         command.addAll(List.of(OPTIONS));
         return new ProcessBuilder(command).redirectErrorStream(true)

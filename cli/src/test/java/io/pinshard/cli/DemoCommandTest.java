@@ -3,7 +3,7 @@ package io.pinshard.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.jmh.inputs.SyntheticImages;
+import io.pinshard.baseline.inputs.SyntheticImages;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.DatasetVerifier;
 import java.io.IOException;

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.pinshard.format.ShardFormatException.Kind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -48,13 +47,17 @@ public final class Json {
         return MAPPER.readValue(bytes, Map.class);
     }
 
-    /** Reads and sanity-checks a dataset manifest. */
+    /** Reads and sanity-checks a dataset manifest; links out of {@code dir} as {@link DatasetFiles} says. */
     public static DatasetManifest readManifest(Path dir) {
-        Path file = dir.resolve(DatasetManifest.FILE_NAME);
-        if (!Files.isRegularFile(file)) {
-            throw new ShardFormatException(Kind.NOT_A_DATASET, dir.toString(), null, -1,
-                "no " + DatasetManifest.FILE_NAME + " in " + dir + ": not a pinshard dataset (or its writer did not finish)", null);
-        }
+        return readManifest(dir, DatasetFiles.allowLinksOutsideByDefault());
+    }
+
+    /**
+     * Reads and sanity-checks a dataset manifest, which must be a regular file ({@link
+     * DatasetFiles#checkManifest}).
+     */
+    public static DatasetManifest readManifest(Path dir, boolean allowLinksOutside) {
+        Path file = DatasetFiles.checkManifest(dir, allowLinksOutside);
         DatasetManifest manifest;
         try {
             manifest = MAPPER.readValue(file.toFile(), DatasetManifest.class);

@@ -1,6 +1,10 @@
 package io.pinshard.format;
 
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
+
+import io.pinshard.format.ShardFormatException.Kind;
 import java.nio.charset.StandardCharsets;
+import org.agrona.DirectBuffer;
 
 /**
  * Layout of the 64-byte footer that ends every shard. The writer streams payloads first and writes
@@ -65,5 +69,30 @@ public final class ShardFooterDescriptor {
     public static final int SECTION_ALIGNMENT = 8;
 
     private ShardFooterDescriptor() {
+    }
+
+    /**
+     * Checks the footer at {@code offset} on its own: room for it, end magic, checksum, reserved bytes
+     * (SPEC.md section 14, step 4). Its offsets are checked against the file by {@link ShardStructure#read}.
+     *
+     * @throws ShardFormatException naming what is wrong (without file context: callers add it)
+     */
+    public static void checkFooter(DirectBuffer buffer, int offset, Crc32c crc) {
+        if (offset < 0 || (long) buffer.capacity() - offset < LENGTH) {
+            throw new ShardFormatException(Kind.TRUNCATED, "file is too short to hold the " + LENGTH + "-byte footer");
+        }
+        if (buffer.getLong(offset + END_MAGIC_OFFSET, LITTLE_ENDIAN) != END_MAGIC_LONG) {
+            throw new ShardFormatException(Kind.TRUNCATED,
+                "file does not end with the footer magic \"DRAHSNIP\": truncated, unfinished or not a shard");
+        }
+        int stored = buffer.getInt(offset + FOOTER_CRC_OFFSET, LITTLE_ENDIAN);
+        int actual = crc.compute(buffer, offset, FOOTER_CRC_OFFSET);
+        if (stored != actual) {
+            throw new ShardFormatException(Kind.CHECKSUM_MISMATCH,
+                "footer CRC32C is " + Crc32c.hex(actual) + ", footer says " + Crc32c.hex(stored));
+        }
+        if (buffer.getLong(offset + RESERVED_OFFSET, LITTLE_ENDIAN) != 0) {
+            throw new ShardFormatException(Kind.NONZERO_PADDING, "reserved footer bytes are not zero");
+        }
     }
 }

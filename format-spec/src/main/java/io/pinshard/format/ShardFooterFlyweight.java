@@ -3,35 +3,23 @@ package io.pinshard.format;
 import static io.pinshard.format.ShardFooterDescriptor.*;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
-import io.pinshard.format.ShardFormatException.Kind;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Reusable view of a shard footer. {@link #wrap} checks the end magic, the checksum and the reserved
- * bytes; {@link ShardStructure} then checks the offsets it holds against the file.
+ * Reusable view of a shard footer. {@link #wrap} only points the view; {@link
+ * ShardFooterDescriptor#checkFooter} checks the end magic, the checksum and the reserved bytes, and
+ * {@link ShardStructure} then checks the offsets the footer holds against the file.
  */
 public final class ShardFooterFlyweight {
     private DirectBuffer buffer;
     private int offset;
 
-    public ShardFooterFlyweight wrap(DirectBuffer buffer, int offset, Crc32c crc) {
-        if (offset < 0 || (long) buffer.capacity() - offset < LENGTH) {
-            throw new ShardFormatException(Kind.TRUNCATED, "file is too short to hold the " + LENGTH + "-byte footer");
-        }
-        if (buffer.getLong(offset + END_MAGIC_OFFSET, LITTLE_ENDIAN) != END_MAGIC_LONG) {
-            throw new ShardFormatException(Kind.TRUNCATED,
-                "file does not end with the footer magic \"DRAHSNIP\": truncated, unfinished or not a shard");
-        }
-        int stored = buffer.getInt(offset + FOOTER_CRC_OFFSET, LITTLE_ENDIAN);
-        int actual = crc.compute(buffer, offset, FOOTER_CRC_OFFSET);
-        if (stored != actual) {
-            throw new ShardFormatException(Kind.CHECKSUM_MISMATCH,
-                "footer CRC32C is " + Crc32c.hex(actual) + ", footer says " + Crc32c.hex(stored));
-        }
-        if (buffer.getLong(offset + RESERVED_OFFSET, LITTLE_ENDIAN) != 0) {
-            throw new ShardFormatException(Kind.NONZERO_PADDING, "reserved footer bytes are not zero");
-        }
+    /**
+     * Points this view at the footer at {@code offset}. Pure: it checks nothing, so call
+     * {@link ShardFooterDescriptor#checkFooter} first on bytes that are not trusted.
+     */
+    public ShardFooterFlyweight wrap(DirectBuffer buffer, int offset) {
         this.buffer = buffer;
         this.offset = offset;
         return this;

@@ -25,6 +25,8 @@ public final class ShardFormatException extends RuntimeException {
         MANIFEST_MISMATCH,
         BAD_MANIFEST,
         UNDECODABLE_PAYLOAD,
+        /** A listed file that is not a regular file, or a link out of the dataset directory (SPEC.md section 14). */
+        UNSAFE_FILE,
         IO_ERROR
     }
 
@@ -83,6 +85,7 @@ public final class ShardFormatException extends RuntimeException {
         return detail;
     }
 
+    /** The message, with every control character escaped: names come from untrusted manifests. */
     private static String format(Kind kind, String dataset, String shard, long record, String detail) {
         StringBuilder text = new StringBuilder();
         if (dataset != null) {
@@ -94,6 +97,6 @@ public final class ShardFormatException extends RuntimeException {
         if (record >= 0) {
             text.append("record ").append(record).append(": ");
         }
-        return text.append(detail).append(" [").append(kind).append(']').toString();
+        return Printable.escape(text.append(detail).append(" [").append(kind).append(']').toString());
     }
 }

@@ -1,6 +1,10 @@
 package io.pinshard.format;
 
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
+
+import io.pinshard.format.ShardFormatException.Kind;
 import java.nio.charset.StandardCharsets;
+import org.agrona.DirectBuffer;
 
 /**
  * Layout of the 64-byte header at offset 0 of every shard file. All integers little-endian.
@@ -57,6 +61,52 @@ public final class ShardHeaderDescriptor {
     public static final int DEFAULT_ALIGNMENT = 64;
 
     private ShardHeaderDescriptor() {
+    }
+
+    /**
+     * Checks the header at {@code offset}: length, magic, major version (before the checksum, so an
+     * unknown version is reported as such), checksum, header length, alignment, flags and reserved bytes
+     * (SPEC.md section 14, step 3).
+     *
+     * @throws ShardFormatException naming what is wrong (without file context: callers add it)
+     */
+    public static void checkHeader(DirectBuffer buffer, int offset, Crc32c crc) {
+        if ((long) buffer.capacity() - offset < LENGTH) {
+            throw new ShardFormatException(Kind.TRUNCATED,
+                "file holds " + (buffer.capacity() - offset) + " bytes, shorter than the " + LENGTH + "-byte header");
+        }
+        if (buffer.getLong(offset + MAGIC_OFFSET, LITTLE_ENDIAN) != MAGIC_LONG) {
+            throw new ShardFormatException(Kind.BAD_MAGIC, "header magic is not \"PINSHARD\": not a pinshard shard");
+        }
+        int major = buffer.getShort(offset + MAJOR_VERSION_OFFSET, LITTLE_ENDIAN) & 0xFFFF;
+        if (major != MAJOR_VERSION) {
+            int minor = buffer.getShort(offset + MINOR_VERSION_OFFSET, LITTLE_ENDIAN) & 0xFFFF;
+            throw new ShardFormatException(Kind.UNSUPPORTED_VERSION,
+                "format version " + major + "." + minor + " is not supported (this reader reads " + MAJOR_VERSION + ".x)");
+        }
+        int stored = buffer.getInt(offset + CRC_OFFSET, LITTLE_ENDIAN);
+        int actual = crc.compute(buffer, offset, CRC_OFFSET);
+        if (stored != actual) {
+            throw new ShardFormatException(Kind.CHECKSUM_MISMATCH,
+                "header CRC32C is " + Crc32c.hex(actual) + ", header says " + Crc32c.hex(stored));
+        }
+        long headerLength = buffer.getInt(offset + HEADER_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xFFFFFFFFL;
+        if (headerLength != LENGTH) {
+            throw new ShardFormatException(Kind.BAD_HEADER, "header length is " + headerLength + ", expected " + LENGTH);
+        }
+        long alignment = buffer.getInt(offset + ALIGNMENT_OFFSET, LITTLE_ENDIAN) & 0xFFFFFFFFL;
+        if (!ShardLayout.isValidAlignment(alignment)) {
+            throw new ShardFormatException(Kind.BAD_HEADER, "payload alignment " + alignment
+                + " is not a power of two between " + MIN_ALIGNMENT + " and " + MAX_ALIGNMENT);
+        }
+        if (buffer.getInt(offset + FLAGS_OFFSET, LITTLE_ENDIAN) != 0) {
+            throw new ShardFormatException(Kind.BAD_HEADER, "header flags are not zero");
+        }
+        for (int i = 0; i < RESERVED_LENGTH; i += 8) {
+            if (buffer.getLong(offset + RESERVED_OFFSET + i, LITTLE_ENDIAN) != 0) {
+                throw new ShardFormatException(Kind.NONZERO_PADDING, "reserved header bytes are not zero");
+            }
+        }
     }
 
     static long littleEndianLong(byte[] bytes) {

@@ -1,5 +1,7 @@
 package io.pinshard.format;
 
+import org.agrona.BitUtil;
+
 /** Rules that place the sections of a shard relative to each other; shared by writer, reader and verifier. */
 public final class ShardLayout {
     /**
@@ -14,28 +16,20 @@ public final class ShardLayout {
     private ShardLayout() {
     }
 
-    public static long align(long value, int alignment) {
-        return (value + alignment - 1) & -alignment;
-    }
-
-    public static boolean isPowerOfTwo(long value) {
-        return value > 0 && (value & (value - 1)) == 0;
-    }
-
     public static boolean isValidAlignment(long alignment) {
-        return isPowerOfTwo(alignment)
+        return BitUtil.isPowerOfTwo(alignment)
             && alignment >= ShardHeaderDescriptor.MIN_ALIGNMENT
             && alignment <= ShardHeaderDescriptor.MAX_ALIGNMENT;
     }
 
     /** Offset at which the first payload may start: the header length rounded up to the alignment. */
     public static long recordsStart(int alignment) {
-        return align(ShardHeaderDescriptor.LENGTH, alignment);
+        return BitUtil.align(ShardHeaderDescriptor.LENGTH, alignment);
     }
 
     /** Index offset for a records region that ends (exclusive) at {@code recordsEnd}. */
     public static long indexOffset(long recordsEnd) {
-        return align(recordsEnd, ShardFooterDescriptor.SECTION_ALIGNMENT);
+        return BitUtil.align(recordsEnd, ShardFooterDescriptor.SECTION_ALIGNMENT);
     }
 
     public static long keyTableOffset(long indexOffset, long recordCount) {
@@ -47,7 +41,7 @@ public final class ShardLayout {
     }
 
     public static long footerOffset(long metadataOffset, long metadataLength) {
-        return align(metadataOffset + metadataLength, ShardFooterDescriptor.SECTION_ALIGNMENT);
+        return BitUtil.align(metadataOffset + metadataLength, ShardFooterDescriptor.SECTION_ALIGNMENT);
     }
 
     /** Decoded size in bytes of a height x width x channels uint8 image. */

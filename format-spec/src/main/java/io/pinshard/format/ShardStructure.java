@@ -55,16 +55,18 @@ public final class ShardStructure {
         long fileLength = file.capacity();
         if (fileLength < ShardLayout.MIN_SHARD_BYTES) {
             if (fileLength >= ShardHeaderDescriptor.LENGTH) {
-                new ShardHeaderFlyweight().wrap(file, 0, crc);
+                ShardHeaderDescriptor.checkHeader(file, 0, crc);
             } else if (fileLength >= 8 && file.getLong(0, java.nio.ByteOrder.LITTLE_ENDIAN) != ShardHeaderDescriptor.MAGIC_LONG) {
                 throw new ShardFormatException(Kind.BAD_MAGIC, "header magic is not \"PINSHARD\": not a pinshard shard");
             }
             throw new ShardFormatException(Kind.TRUNCATED, "file holds " + fileLength
                 + " bytes, fewer than the " + ShardLayout.MIN_SHARD_BYTES + " of an empty shard");
         }
-        ShardHeaderFlyweight header = new ShardHeaderFlyweight().wrap(file, 0, crc);
-        ShardFooterFlyweight footer = new ShardFooterFlyweight()
-            .wrap(file, (int) (fileLength - ShardFooterDescriptor.LENGTH), crc);
+        ShardHeaderDescriptor.checkHeader(file, 0, crc);
+        ShardHeaderFlyweight header = new ShardHeaderFlyweight().wrap(file, 0);
+        int footerAt = (int) (fileLength - ShardFooterDescriptor.LENGTH);
+        ShardFooterDescriptor.checkFooter(file, footerAt, crc);
+        ShardFooterFlyweight footer = new ShardFooterFlyweight().wrap(file, footerAt);
         if (footer.fileLength() != fileLength) {
             throw new ShardFormatException(footer.fileLength() > fileLength ? Kind.TRUNCATED : Kind.BAD_FOOTER,
                 "footer records a file of " + footer.fileLength() + " bytes, the file holds " + fileLength);
@@ -108,7 +110,8 @@ public final class ShardStructure {
         for (long i = 0; i < recordCount; i++) {
             entry.wrap(file, entryOffset(i));
             try {
-                previousEnd = entry.validate(recordsStart, recordsEnd, alignment, previousEnd, keyTableLength);
+                previousEnd = IndexEntryDescriptor.checkEntry(entry, recordsStart, recordsEnd, alignment, previousEnd,
+                    keyTableLength);
             } catch (ShardFormatException e) {
                 throw e.atRecord(i);
             }

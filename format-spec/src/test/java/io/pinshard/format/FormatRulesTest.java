@@ -16,13 +16,15 @@ class FormatRulesTest {
     @Test
     void jpegEntriesCannotClaimFourChannels() {
         UnsafeBuffer index = new UnsafeBuffer(new byte[IndexEntryDescriptor.LENGTH]);
-        IndexEntryFlyweight.write(index, 0, 64, 100, 0, 8, 8, 4, Codec.JPEG, 0, 0, 0);
+        IndexEntryEncoder encoder = new IndexEntryEncoder().wrap(index, 0);
+        encoder.clear().payload(64, 100, 0).shape(8, 8, 4).codec(Codec.JPEG).label(0).key(0, 0);
         IndexEntryFlyweight entry = new IndexEntryFlyweight().wrap(index, 0);
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> entry.validate(64, 1024, 64, 64, 0));
+        ShardFormatException e = assertThrows(ShardFormatException.class,
+            () -> IndexEntryDescriptor.checkEntry(entry, 64, 1024, 64, 64, 0));
         assertEquals(ShardFormatException.Kind.BAD_INDEX_ENTRY, e.kind());
 
-        IndexEntryFlyweight.write(index, 0, 64, 100, 0, 8, 8, 3, Codec.JPEG, 0, 0, 0);
-        assertEquals(164, entry.validate(64, 1024, 64, 64, 0), "3-channel jpeg is fine");
+        encoder.shape(8, 8, 3);
+        assertEquals(164, IndexEntryDescriptor.checkEntry(entry, 64, 1024, 64, 64, 0), "3-channel jpeg is fine");
     }
 
     @Test

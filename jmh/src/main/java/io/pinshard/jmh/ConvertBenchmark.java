@@ -1,7 +1,7 @@
 package io.pinshard.jmh;
 
+import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
-import io.pinshard.jmh.inputs.ImageCollection;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertProgress;

@@ -1,7 +1,7 @@
 package io.pinshard.jmh;
 
+import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
-import io.pinshard.jmh.inputs.ImageCollection;
 import io.pinshard.reader.Dataset;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,49 +1,73 @@
 package io.pinshard.jmh;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 
 /**
- * The JVM flags pinshard needs (root pom property {@code pinshard.jvm.flags}; a test keeps the two
- * equal). {@link PinshardBenchmark}'s {@code @Fork} appends them to every forked JVM; on JDK 24+ the
- * forks also need {@value #JDK24_UNSAFE}, which JDK 17 refuses, so it comes from the parent JVM's own
- * arguments (JMH passes those to forks): {@code jmh/run.sh} adds it.
+ * The JVM flags pinshard needs, as the root pom's {@code pinshard.jvm.flags} and {@code pinshard.jvm.jdk24Flags}
+ * say (Maven filters them into {@code jvm-flags.properties}): {@link BenchmarksMain} appends the ones the
+ * parent JVM lacks to every fork, and each benchmark checks them in its trial setup.
  */
 public final class ForkFlags {
-    public static final String EXPORT_MISC = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
-    public static final String OPEN_REFLECT = "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED";
-    public static final String EXPORT_NIO_CH = "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED";
-    public static final String EXPORT_REF = "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED";
-    public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
-    public static final String NO_ANALYTICS = "-Dchronicle.analytics.disable=true";
-    /** The loader's vector crop kernel (see Resampler); without it the loader falls back to OpenCV. */
-    public static final String VECTOR_MODULE = "--add-modules=jdk.incubator.vector";
-    public static final String JDK24_UNSAFE = "--sun-misc-unsafe-memory-access=allow";
+    /** {@code pinshard.jvm.flags}: every JDK. */
+    public static final List<String> ALL;
+    /** {@code pinshard.jvm.jdk24Flags}: JDK 24 and later only (JDK 17 refuses them). */
+    public static final List<String> JDK24;
 
-    /** In the order of the pom property. */
-    public static final List<String> ALL = List.of(EXPORT_MISC, OPEN_REFLECT, EXPORT_NIO_CH, EXPORT_REF, NATIVE_ACCESS,
-        NO_ANALYTICS, VECTOR_MODULE);
+    static {
+        Properties properties = new Properties();
+        try (InputStream in = ForkFlags.class.getResourceAsStream("jvm-flags.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("jvm-flags.properties is missing from the benchmark jar");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ALL = split(properties.getProperty("flags", ""));
+        JDK24 = split(properties.getProperty("jdk24", ""));
+    }
 
     private ForkFlags() {
     }
 
-    /** The flags this JVM is missing (the JDK 24+ one only where it applies). */
+    private static List<String> split(String flags) {
+        if (flags.contains("${")) {
+            throw new IllegalStateException("jvm-flags.properties was not filtered by Maven: " + flags);
+        }
+        return flags.isBlank() ? List.of() : List.of(flags.trim().split("\\s+"));
+    }
+
+    /** The flags a JVM of feature release {@code javaFeature} needs. */
+    public static List<String> wanted(int javaFeature) {
+        List<String> wanted = new ArrayList<>(ALL);
+        if (javaFeature >= 24) {
+            wanted.addAll(JDK24);
+        }
+        return List.copyOf(wanted);
+    }
+
+    /** The flags this JVM is missing (the JDK 24+ ones only where they apply). */
     public static List<String> missing(List<String> inputArguments, int javaFeature) {
-        List<String> wanted = javaFeature >= 24
-            ? java.util.stream.Stream.concat(ALL.stream(), java.util.stream.Stream.of(JDK24_UNSAFE)).toList() : ALL;
-        return wanted.stream().filter(flag -> !inputArguments.contains(flag)).toList();
+        return wanted(javaFeature).stream().filter(flag -> !inputArguments.contains(flag)).toList();
     }
 
     /** Fails a benchmark fork that was started without the flags, saying how to run it. */
     public static void requirePresent() {
         List<String> missing = missing(ManagementFactory.getRuntimeMXBean().getInputArguments(),
             Runtime.version().feature());
-        if (missing.contains(JDK24_UNSAFE) && missing.size() == 1) {
-            System.err.println("pinshard-jmh: warning: this JDK 24+ fork lacks " + JDK24_UNSAFE
-                + " (Agrona will warn); run through jmh/run.sh or pass it to the parent java");
+        if (!missing.isEmpty() && JDK24.containsAll(missing)) {
+            System.err.println("pinshard-jmh: warning: this JDK 24+ fork lacks " + missing
+                + " (LZ4 and JavaCPP will warn); run through jmh/run.sh or java -jar jmh/target/benchmarks.jar");
         } else if (!missing.isEmpty()) {
-            throw new IllegalStateException("this benchmark JVM lacks " + missing + ": run jmh/run.sh, or java "
-                + String.join(" ", ALL) + " -jar jmh/target/benchmarks.jar ...");
+            throw new IllegalStateException("this benchmark JVM lacks " + missing + ": run jmh/run.sh or java -jar "
+                + "jmh/target/benchmarks.jar (its main appends them to the forks), or java " + String.join(" ", ALL)
+                + " ... with the JMH API");
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.pinshard.jmh;
 
-import io.pinshard.jmh.baseline.NaiveLoader;
+import io.pinshard.baseline.NaiveLoader;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
 import java.io.IOException;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -8,13 +8,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Common settings of every pinshard benchmark (JMH applies a superclass's annotations to subclasses):
- * one fork that gets pinshard's JVM flags, short default iterations that {@code jmh/run.sh} overrides.
- * Subclasses call {@link ForkFlags#requirePresent()} in their trial setup.
+ * one fork with a 2 GiB heap, short default iterations that {@code jmh/run.sh} overrides. The fork gets
+ * pinshard's JVM flags from the parent JVM or from {@link BenchmarksMain}; subclasses call
+ * {@link ForkFlags#requirePresent()} in their trial setup.
  */
-@Fork(value = 1, jvmArgsAppend = {ForkFlags.EXPORT_MISC, ForkFlags.OPEN_REFLECT, ForkFlags.EXPORT_NIO_CH,
-    ForkFlags.EXPORT_REF, ForkFlags.NATIVE_ACCESS, ForkFlags.NO_ANALYTICS, ForkFlags.VECTOR_MODULE, "-Xmx2g"})
+@Fork(value = 1, jvmArgsAppend = PinshardBenchmark.FORK_HEAP)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public abstract class PinshardBenchmark {
+    /** Every fork's heap. */
+    public static final String FORK_HEAP = "-Xmx2g";
 }

@@ -1,14 +1,15 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open dataset: every shard listed in the manifest mapped and validated, records addressed by a
@@ -21,6 +22,9 @@ public final class Dataset implements AutoCloseable {
     private final MappedShard[] shards;
     private final long[] firstRecord;
     private final long size;
+    /** Readers between {@link #acquire()} and {@link #release()}, plus {@link #CLOSED} once closed. */
+    private final AtomicInteger users = new AtomicInteger();
+    private static final int CLOSED = Integer.MIN_VALUE;
 
     private Dataset(Path directory, DatasetManifest manifest, MappedShard[] shards, long[] firstRecord) {
         this.directory = directory;
@@ -48,16 +52,17 @@ public final class Dataset implements AutoCloseable {
         List<DatasetManifest.ShardEntry> entries = manifest.shards();
         MappedShard[] shards = new MappedShard[entries.size()];
         long[] firstRecord = new long[entries.size() + 1];
+        DatasetFiles files = DatasetFiles.of(directory, manifest);
         try {
             for (int i = 0; i < shards.length; i++) {
                 DatasetManifest.ShardEntry entry = entries.get(i);
-                Path file = directory.resolve(entry.file());
-                checkSize(name, entry, file);
+                Path file = files.checkShard(i);
                 shards[i] = MappedShard.open(file, name, checkIndexCrc);
                 if (shards[i].recordCount() != entry.records()) {
                     throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1, "shard holds "
                         + shards[i].recordCount() + " records, the manifest says " + entry.records(), null);
                 }
+                files.checkOpened(i, shards[i].structure(), shards[i].buffer());
                 firstRecord[i + 1] = firstRecord[i] + entry.records();
             }
         } catch (RuntimeException e) {
@@ -65,20 +70,6 @@ public final class Dataset implements AutoCloseable {
             throw e;
         }
         return new Dataset(directory, manifest, shards, firstRecord);
-    }
-
-    private static void checkSize(String name, DatasetManifest.ShardEntry entry, Path file) {
-        long actual;
-        try {
-            actual = Files.size(file);
-        } catch (IOException e) {
-            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1,
-                "listed in the manifest but cannot be read: " + e, e);
-        }
-        if (actual != entry.bytes()) {
-            throw new ShardFormatException(actual < entry.bytes() ? Kind.TRUNCATED : Kind.MANIFEST_MISMATCH, name,
-                entry.file(), -1, "file holds " + actual + " bytes, the manifest says " + entry.bytes(), null);
-        }
     }
 
     public Path directory() {
@@ -132,8 +123,41 @@ public final class Dataset implements AutoCloseable {
         return view.wrap(shards[shard], record - firstRecord[shard], record);
     }
 
+    /**
+     * Marks a read of mapped memory in progress: {@link #close()} waits for it to {@link #release()}.
+     * Two atomic operations per bracket, no allocation.
+     *
+     * @throws IllegalStateException naming the dataset when it is closed
+     */
+    public void acquire() {
+        if (users.getAndIncrement() < 0) {
+            users.getAndDecrement();
+            throw new IllegalStateException("dataset " + directory + " is closed");
+        }
+    }
+
+    /** Ends a read begun by {@link #acquire()}. */
+    public void release() {
+        users.getAndDecrement();
+    }
+
+    public boolean isClosed() {
+        return users.get() < 0;
+    }
+
+    /** Unmaps every shard once reads in progress have released; later calls, from any thread, do nothing. */
     @Override
     public void close() {
+        int state;
+        do {
+            state = users.get();
+            if (state < 0) {
+                return;
+            }
+        } while (!users.compareAndSet(state, state | CLOSED));
+        while (users.get() != CLOSED) {
+            Thread.onSpinWait();
+        }
         closeAll(shards);
     }
 

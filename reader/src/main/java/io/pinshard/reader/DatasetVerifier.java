@@ -1,13 +1,18 @@
 package io.pinshard.reader;
 
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardHeaderDescriptor;
+import io.pinshard.format.ShardLayout;
 import io.pinshard.format.ShardStructure;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,16 +21,51 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Checks every byte of a dataset: each shard's whole-file checksum against the manifest, its
- * structure, the index, key table and metadata checksums, every payload checksum, every
- * must-be-zero gap, and the labels against the class list. Unlike {@link Dataset#open}, which stops
- * at the first problem, it goes on and reports all of them.
+ * Checks every byte of a dataset: the files themselves ({@link DatasetFiles}: regular files, links,
+ * no file listed twice), each shard's whole-file checksum against the manifest, its structure, header
+ * shard number, the index, key table and metadata checksums, every payload checksum, every
+ * must-be-zero gap, the labels against the class list and, in decode mode (the default), every
+ * payload decoded by {@link RecordDecoder} and checked against its index entry (lz4 length, jpeg
+ * frame and shape), so that a dataset that verifies also loads. Unlike {@link Dataset#open}, which
+ * stops at the first problem, it goes on and reports all of them.
  */
 public final class DatasetVerifier {
-    private final Crc32c crc = new Crc32c();
+    private final boolean decode;
+    private final boolean allowLinksOutside;
+    private final int threads;
+
+    /** Decode mode on, links out of the directory as {@link DatasetFiles#allowLinksOutsideByDefault()} says. */
+    public DatasetVerifier() {
+        this(true, DatasetFiles.allowLinksOutsideByDefault());
+    }
+
+    /**
+     * @param decode            whether to decode every payload and check it against its entry (slower: a
+     *                          jpeg decode per record), or checksums and structure only
+     * @param allowLinksOutside whether shards and manifest may be symbolic links out of the directory
+     */
+    public DatasetVerifier(boolean decode, boolean allowLinksOutside) {
+        this(decode, allowLinksOutside, 1);
+    }
+
+    /**
+     * @param threads how many shards to check at once (each thread with its own decoder); the problems
+     *                come out in the same order whatever the count
+     */
+    public DatasetVerifier(boolean decode, boolean allowLinksOutside, int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1: " + threads);
+        }
+        this.decode = decode;
+        this.allowLinksOutside = allowLinksOutside;
+        this.threads = threads;
+    }
 
     /**
      * Verifies the dataset in {@code directory}.
@@ -39,7 +79,7 @@ public final class DatasetVerifier {
         List<Problem> problems = new ArrayList<>();
         DatasetManifest manifest;
         try {
-            manifest = Json.readManifest(directory);
+            manifest = Json.readManifest(directory, allowLinksOutside);
         } catch (ShardFormatException e) {
             if (e.kind() == Kind.NOT_A_DATASET) {
                 throw e;
@@ -47,121 +87,238 @@ public final class DatasetVerifier {
             problems.add(new Problem(e.kind(), null, -1, e.detail()));
             return problems;
         }
+        DatasetFiles files = DatasetFiles.of(directory, manifest, allowLinksOutside);
+        int count = manifest.shards().size();
+        List<List<Problem>> perShard = new ArrayList<>(count);
+        long[] sizes = new long[count];
         Set<String> listed = new HashSet<>();
-        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
-            listed.add(entry.file());
-            verifyShard(directory, entry, manifest.classes(), problems);
+        // File checks first, in order and on this thread: they decide what may be opened at all.
+        for (int i = 0; i < count; i++) {
+            List<Problem> found = new ArrayList<>();
+            perShard.add(found);
+            listed.add(manifest.shards().get(i).file());
+            sizes[i] = checkFile(directory, files, i, manifest, found);
         }
+        if (threads == 1 || count < 2) {
+            try (ShardChecker checker = new ShardChecker()) {
+                for (int i = 0; i < count; i++) {
+                    if (sizes[i] >= 0) {
+                        checker.verifyShard(directory, files, i, manifest, sizes[i], perShard.get(i));
+                    }
+                }
+            }
+        } else {
+            verifyInParallel(directory, files, manifest, sizes, perShard);
+        }
+        perShard.forEach(problems::addAll);
         reportUnlisted(directory, listed, problems);
         return problems;
     }
 
-    private void verifyShard(Path directory, DatasetManifest.ShardEntry entry, List<String> classes, List<Problem> problems) {
-        Path file = directory.resolve(entry.file());
-        String name = entry.file();
+    private void verifyInParallel(Path directory, DatasetFiles files, DatasetManifest manifest, long[] sizes,
+                                  List<List<Problem>> perShard) {
+        AtomicInteger next = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        Thread[] workers = new Thread[Math.min(threads, sizes.length)];
+        for (int t = 0; t < workers.length; t++) {
+            workers[t] = new Thread(() -> {
+                try (ShardChecker checker = new ShardChecker()) {
+                    for (int i = next.getAndIncrement(); i < sizes.length; i = next.getAndIncrement()) {
+                        if (sizes[i] >= 0) {
+                            checker.verifyShard(directory, files, i, manifest, sizes[i], perShard.get(i));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "pinshard-verify-" + t);
+            workers[t].start();
+        }
+        for (Thread worker : workers) {
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while verifying " + directory, e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            IllegalStateException failure = new IllegalStateException("verify failed: " + failures.get(0), failures.get(0));
+            failures.stream().skip(1).forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    /** The file rules for listed shard {@code position}; its length, or -1 when it must not be opened. */
+    private static long checkFile(Path directory, DatasetFiles files, int position, DatasetManifest manifest,
+                                  List<Problem> problems) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         long size;
         try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "listed in the manifest but missing or unreadable: " + e));
-            return;
-        }
-        if (size != entry.bytes()) {
-            problems.add(new Problem(size < entry.bytes() ? Kind.TRUNCATED : Kind.MANIFEST_MISMATCH, name, -1,
-                "file holds " + size + " bytes, the manifest says " + entry.bytes()));
-        }
-        MappedShard shard;
-        try {
-            shard = MappedShard.open(file, directory.toString(), false);
+            size = files.checkShardFile(position); // before anything opens it: no FIFO, device or foreign link
         } catch (ShardFormatException e) {
-            problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
-            checkWholeFile(file, entry, problems);
-            return;
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
+            return -1;
         }
-        try (shard) {
-            UnsafeBuffer buffer = shard.buffer();
-            int wholeFile = crc.compute(buffer, 0, buffer.capacity());
-            if (!Crc32c.hex(wholeFile).equals(entry.crc32c())) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "file CRC32C is " + Crc32c.hex(wholeFile)
-                    + ", the manifest says " + entry.crc32c()));
-            }
-            if (shard.recordCount() != entry.records()) {
-                problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
-                    + " records, the manifest says " + entry.records()));
-            }
-            verifySections(shard, classes, problems);
-            verifyRecords(shard, classes.size(), problems);
-        }
-    }
-
-    private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, List<Problem> problems) {
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            crc.reset();
-            crc.update(bytes, 0, bytes.length);
-            if (!Crc32c.hex(crc.value()).equals(entry.crc32c())) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, entry.file(), -1, "file CRC32C is "
-                    + Crc32c.hex(crc.value()) + ", the manifest says " + entry.crc32c()));
-            }
-        } catch (IOException | OutOfMemoryError e) {
-            problems.add(new Problem(Kind.IO_ERROR, entry.file(), -1, "cannot read: " + e));
+            ManifestRules.checkShardSize(directory.toString(), entry, size);
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
         }
+        return size;
     }
 
-    private void verifySections(MappedShard shard, List<String> classes, List<Problem> problems) {
-        ShardStructure s = shard.structure();
-        UnsafeBuffer buffer = shard.buffer();
-        String name = shard.name();
-        int indexCrc = crc.compute(buffer, (int) s.indexOffset(), (int) (s.keyTableOffset() - s.indexOffset()));
-        int storedIndexCrc = s.indexCrc();
-        if (indexCrc != storedIndexCrc) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "index CRC32C is " + Crc32c.hex(indexCrc)
-                + ", the footer says " + Crc32c.hex(storedIndexCrc)));
-        }
-        if (crc.compute(buffer, (int) s.keyTableOffset(), (int) s.keyTableLength()) != s.keyTableCrc()) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "key table CRC32C does not match the footer"));
-        }
-        if (crc.compute(buffer, (int) s.metadataOffset(), (int) s.metadataLength()) != s.metadataCrc()) {
-            problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "metadata CRC32C does not match the footer"));
-        } else {
-            byte[] metadata = new byte[(int) s.metadataLength()];
-            buffer.getBytes((int) s.metadataOffset(), metadata);
+    /** One thread's checking state: its own CRC, decoder and decode buffer. */
+    private final class ShardChecker implements AutoCloseable {
+        private final Crc32c crc = new Crc32c();
+        private final UnsafeBuffer pixelView = new UnsafeBuffer(0, 0);
+        private RecordDecoder decoder;
+        private ByteBuffer pixels;
+
+        private void verifyShard(Path directory, DatasetFiles files, int position, DatasetManifest manifest, long size,
+                                 List<Problem> problems) {
+            DatasetManifest.ShardEntry entry = manifest.shards().get(position);
+            Path file = directory.resolve(entry.file());
+            String name = entry.file();
+            MappedShard shard;
             try {
-                Map<String, Object> parsed = Json.parseObject(metadata);
-                if (parsed == null) {
-                    throw new IOException("metadata is not a JSON object");
+                shard = MappedShard.open(file, directory.toString(), false);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
+                checkWholeFile(file, entry, size, problems);
+                return;
+            }
+            try (shard) {
+                UnsafeBuffer buffer = shard.buffer();
+                int wholeFile = crc.compute(buffer, 0, buffer.capacity());
+                if (!Crc32c.hex(wholeFile).equals(entry.crc32c())) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "file CRC32C is " + Crc32c.hex(wholeFile)
+                        + ", the manifest says " + entry.crc32c()));
                 }
-                if (!classes.equals(parsed.get("classes"))) {
-                    problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard metadata lists classes "
-                        + parsed.get("classes") + ", the manifest " + classes));
+                if (shard.recordCount() != entry.records()) {
+                    problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard holds " + shard.recordCount()
+                        + " records, the manifest says " + entry.records()));
                 }
-            } catch (IOException | RuntimeException e) {
-                problems.add(new Problem(Kind.BAD_INDEX_ENTRY, name, -1, "metadata is not a JSON object: " + e.getMessage()));
+                try {
+                    ManifestRules.checkShardNumber(directory.toString(), name, files.expectedShardNumber(position),
+                        shard.structure().shardNumber());
+                } catch (ShardFormatException e) {
+                    problems.add(new Problem(e.kind(), name, -1, e.detail()));
+                }
+                verifySections(shard, manifest.classes(), problems);
+                verifyRecords(shard, manifest.classes().size(), problems);
             }
         }
-        long metadataEnd = s.metadataOffset() + s.metadataLength();
-        checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
-    }
 
-    private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
-        ShardStructure s = shard.structure();
-        UnsafeBuffer buffer = shard.buffer();
-        RecordView view = new RecordView();
-        long gapStart = ShardHeaderDescriptor.LENGTH;
-        for (long i = 0; i < s.recordCount(); i++) {
-            view.wrap(shard, i, i);
-            checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
-            if (!view.payloadIntact(crc)) {
-                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
-                    "payload CRC32C does not match the index (key " + view.key() + ")"));
+        private void checkWholeFile(Path file, DatasetManifest.ShardEntry entry, long size, List<Problem> problems) {
+            if (size > ShardLayout.MAX_SHARD_BYTES) {
+                return; // already reported as too large; not worth reading into memory
             }
-            if (classCount > 0 && view.label() >= classCount) {
-                problems.add(new Problem(Kind.BAD_INDEX_ENTRY, shard.name(), i, "label " + view.label()
-                    + " has no class name (the manifest lists " + classCount + ")"));
+            try {
+                byte[] bytes = Files.readAllBytes(file);
+                crc.reset();
+                crc.update(bytes, 0, bytes.length);
+                if (!Crc32c.hex(crc.value()).equals(entry.crc32c())) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, entry.file(), -1, "file CRC32C is "
+                        + Crc32c.hex(crc.value()) + ", the manifest says " + entry.crc32c()));
+                }
+            } catch (IOException | OutOfMemoryError e) {
+                problems.add(new Problem(Kind.IO_ERROR, entry.file(), -1, "cannot read: " + e));
             }
-            gapStart = (long) view.payloadOffset() + view.payloadLength();
         }
-        checkZero(buffer, gapStart, s.indexOffset(), shard.name(), -1, "padding before the index", problems);
+
+        private void verifySections(MappedShard shard, List<String> classes, List<Problem> problems) {
+            ShardStructure s = shard.structure();
+            UnsafeBuffer buffer = shard.buffer();
+            String name = shard.name();
+            int indexCrc = crc.compute(buffer, (int) s.indexOffset(), (int) (s.keyTableOffset() - s.indexOffset()));
+            int storedIndexCrc = s.indexCrc();
+            if (indexCrc != storedIndexCrc) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "index CRC32C is " + Crc32c.hex(indexCrc)
+                    + ", the footer says " + Crc32c.hex(storedIndexCrc)));
+            }
+            if (crc.compute(buffer, (int) s.keyTableOffset(), (int) s.keyTableLength()) != s.keyTableCrc()) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "key table CRC32C does not match the footer"));
+            }
+            if (crc.compute(buffer, (int) s.metadataOffset(), (int) s.metadataLength()) != s.metadataCrc()) {
+                problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "metadata CRC32C does not match the footer"));
+            } else {
+                byte[] metadata = new byte[(int) s.metadataLength()];
+                buffer.getBytes((int) s.metadataOffset(), metadata);
+                try {
+                    Map<String, Object> parsed = Json.parseObject(metadata);
+                    if (parsed == null) {
+                        throw new IOException("metadata is not a JSON object");
+                    }
+                    if (!classes.equals(parsed.get("classes"))) {
+                        problems.add(new Problem(Kind.MANIFEST_MISMATCH, name, -1, "shard metadata lists classes "
+                            + parsed.get("classes") + ", the manifest " + classes));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    problems.add(new Problem(Kind.BAD_INDEX_ENTRY, name, -1, "metadata is not a JSON object: " + e.getMessage()));
+                }
+            }
+            long metadataEnd = s.metadataOffset() + s.metadataLength();
+            checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
+        }
+
+        private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
+            ShardStructure s = shard.structure();
+            UnsafeBuffer buffer = shard.buffer();
+            RecordView view = new RecordView();
+            long gapStart = ShardHeaderDescriptor.LENGTH;
+            for (long i = 0; i < s.recordCount(); i++) {
+                view.wrap(shard, i, i);
+                checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
+                boolean intact = view.payloadIntact(crc);
+                if (!intact) {
+                    problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
+                        "payload CRC32C does not match the index (key " + view.key() + ")"));
+                }
+                try {
+                    IndexEntryDescriptor.checkLabel(view.label(), classCount);
+                } catch (ShardFormatException e) {
+                    problems.add(new Problem(e.kind(), shard.name(), i, e.detail()));
+                }
+                if (decode && intact) {
+                    decodeRecord(view, problems);
+                }
+                gapStart = (long) view.payloadOffset() + view.payloadLength();
+            }
+            checkZero(buffer, gapStart, s.indexOffset(), shard.name(), -1, "padding before the index", problems);
+        }
+
+        /** Decodes one record as a loader would; RecordDecoder checks lz4 length and jpeg frame against the entry. */
+        private void decodeRecord(RecordView view, List<Problem> problems) {
+            int bytes = view.decodedBytes();
+            try {
+                if (pixels == null || pixels.capacity() < bytes) {
+                    if (pixels != null) {
+                        BufferUtil.free(pixels);
+                        pixels = null;
+                    }
+                    pixels = ByteBuffer.allocateDirect(Math.max(bytes, 1 << 16));
+                    pixelView.wrap(pixels);
+                }
+                if (decoder == null) {
+                    decoder = new RecordDecoder(false); // the payload CRC was checked just before
+                }
+                decoder.decode(view, pixelView, 0);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), view.shard().name(), view.recordInShard(), e.detail()));
+            } catch (OutOfMemoryError e) {
+                problems.add(new Problem(Kind.IO_ERROR, view.shard().name(), view.recordInShard(),
+                    "cannot reserve " + bytes + " bytes to decode the record: " + e.getMessage()));
+            }
+        }
+
+        @Override
+        public void close() {
+            if (pixels != null) {
+                BufferUtil.free(pixels);
+                pixels = null;
+            }
+        }
     }
 
     private static void checkZero(UnsafeBuffer buffer, long from, long to, String shard, long record, String what,

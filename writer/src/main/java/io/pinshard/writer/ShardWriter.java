@@ -3,6 +3,7 @@ package io.pinshard.writer;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.IndexEntryDescriptor;
+import io.pinshard.format.IndexEntryEncoder;
 import io.pinshard.format.IndexEntryFlyweight;
 import io.pinshard.format.ShardFooterDescriptor;
 import io.pinshard.format.ShardFooterFlyweight;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
@@ -44,6 +46,7 @@ public final class ShardWriter implements AutoCloseable {
     private final ExpandableDirectByteBuffer keys = new ExpandableDirectByteBuffer(4096);
     private final Crc32c fileCrc = new Crc32c();
     private final Crc32c work = new Crc32c();
+    private final IndexEntryEncoder entryEncoder = new IndexEntryEncoder();
     private final IndexEntryFlyweight entryCheck = new IndexEntryFlyweight();
     private long position;
     private long records;
@@ -75,7 +78,7 @@ public final class ShardWriter implements AutoCloseable {
 
     /** Size the finished shard would have if one more record with this payload and key were appended. */
     public long projectedLength(long payloadLength, int keyLength) {
-        long end = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment) + payloadLength;
+        long end = BitUtil.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment) + payloadLength;
         return finishedLength(end, records + 1, keyBytes + keyLength);
     }
 
@@ -122,14 +125,14 @@ public final class ShardWriter implements AutoCloseable {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " would grow shard " + target.getFileName() + " to "
                 + projected + " bytes, past the format's limit of " + ShardLayout.MAX_SHARD_BYTES);
         }
-        long payloadOffset = ShardLayout.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
+        long payloadOffset = BitUtil.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment);
         int entry = (int) (records * IndexEntryDescriptor.LENGTH);
         index.checkLimit(entry + IndexEntryDescriptor.LENGTH);
-        IndexEntryFlyweight.write(index, entry, payloadOffset, length, work.compute(payload, offset, length),
-            height, width, channels, codec, label, keyBytes, keyUtf8.length);
+        entryEncoder.wrap(index, entry).clear().payload(payloadOffset, length, work.compute(payload, offset, length))
+            .shape(height, width, channels).codec(codec).label(label).key(keyBytes, keyUtf8.length);
         try {
-            entryCheck.wrap(index, entry).validate(payloadOffset, payloadOffset + length, alignment, payloadOffset,
-                keyBytes + keyUtf8.length);
+            IndexEntryDescriptor.checkEntry(entryCheck.wrap(index, entry), payloadOffset, payloadOffset + length,
+                alignment, payloadOffset, keyBytes + keyUtf8.length);
         } catch (ShardFormatException e) {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " cannot be stored: " + e.detail(), e);
         }

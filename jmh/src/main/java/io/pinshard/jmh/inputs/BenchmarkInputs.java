@@ -1,5 +1,8 @@
 package io.pinshard.jmh.inputs;
 
+import io.pinshard.baseline.inputs.ImageCollection;
+import io.pinshard.baseline.inputs.ShorterSideResizer;
+import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.format.Codec;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;

@@ -1,5 +1,6 @@
 package io.pinshard.jmh.inputs;
 
+import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.format.Codec;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,8 @@
 package io.pinshard.reader.loader;
 
 import io.pinshard.memory.NativeRegion;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -12,7 +14,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <ul>
  *   <li>A batch returned by {@link Epoch#next()} is held by the caller; its memory stays valid and is not
  *       written by any worker until {@link #close()} is called. Close it exactly once (try-with-resources);
- *       further calls are ignored.</li>
+ *       further calls are ignored, also after the loader was closed.</li>
  *   <li>It may be held across further {@code next()} calls and closed from any thread, e.g. by a
  *       copy engine once an asynchronous device copy has completed (the cuda-bridge holds each batch until
  *       its copy event fires). Batches may be released in any order.</li>
@@ -22,14 +24,35 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       {@code next()} for batch {@code k + prefetch} waits for its release (by another thread, e.g. a copy
  *       engine), so a single-threaded consumer should release batches in order and hold fewer than
  *       {@code prefetch}.</li>
- *   <li>Starting the next epoch requires every batch of the previous one to be released. {@link Loader#close()}
- *       frees the memory even of held batches: finish asynchronous reads before closing.</li>
- *   <li>The same {@code Batch} object is reused for later batches of the same slot: do not keep references
- *       past {@code close()}.</li>
+ *   <li>Starting the next epoch requires every batch of the previous one to be released.</li>
+ *   <li><b>After release or after the loader closed</b>, the accessors that read the batch's memory
+ *       ({@link #label}, {@link #sampleId}) or hand out its addresses ({@link #address}, {@link #imageAddress},
+ *       {@link #labelsAddress}, {@link #sampleIdsAddress}, {@link #region}) throw {@link IllegalStateException}
+ *       naming the batch and what happened (released, or the loader closed). A read racing the release on
+ *       another thread returns this batch's value or is refused, never what the workers write next. The
+ *       shape and identity accessors ({@link #size}, {@link #index}, {@link #slot}, ...) keep answering.</li>
+ *   <li>{@link Loader#close()} frees the memory even of held batches. A {@link #label}/{@link #sampleId}
+ *       read racing it on another thread completes on live memory or is refused: close waits for reads in
+ *       progress. An address handed out earlier is a raw pointer nothing can guard: whoever reads through it
+ *       (a native call, an asynchronous device copy) must finish before releasing the batch or closing the
+ *       loader.</li>
+ *   <li>The same {@code Batch} object is reused for later batches of the same slot: a reference kept past
+ *       {@code close()} is refused until the slot's next batch is handed out, and from then on reads
+ *       <em>that</em> batch. Do not keep references past {@code close()}.</li>
  * </ul>
- * Accessors allocate nothing.
+ * Accessors allocate nothing; a guarded read costs two atomic adds.
  */
 public final class Batch implements AutoCloseable {
+    private static final VarHandle HELD_LEASE;
+
+    static {
+        try {
+            HELD_LEASE = MethodHandles.lookup().findVarHandle(Batch.class, "heldLease", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final BatchRing ring;
     private final int slot;
     private final NativeRegion region;
@@ -45,6 +68,10 @@ public final class Batch implements AutoCloseable {
     private long sequence;
     private int size;
     private long generation;
+    /** Hand-outs of this slot object so far (written by the consumer thread only). */
+    private long lease;
+    /** {@link #lease} while held, 0 once released: published after the fields above, cleared by close. */
+    private volatile long heldLease;
 
     Batch(BatchRing ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset) {
         this.ring = ring;
@@ -59,12 +86,19 @@ public final class Batch implements AutoCloseable {
         this.ids = new UnsafeBuffer(region.address() + idsOffset, capacity * Long.BYTES);
     }
 
+    /** Hands the batch to the consumer (consumer thread; the slot was released before). */
     void open(int epochNumber, long batchIndex, long ringSequence, int samples, long runGeneration) {
         this.epoch = epochNumber;
         this.index = batchIndex;
         this.sequence = ringSequence;
         this.size = samples;
         this.generation = runGeneration;
+        heldLease = ++lease;
+    }
+
+    /** Worker side, unchecked: the slot is not held while workers fill it. */
+    long slotImageAddress(int i) {
+        return region.address() + imageOffset + (long) i * imageBytes();
     }
 
     void putLabel(int i, int label) {
@@ -77,6 +111,7 @@ public final class Batch implements AutoCloseable {
 
     /** Address of image 0, pixel (0, 0), channel R. */
     public long address() {
+        checkAccessible();
         return region.address() + imageOffset;
     }
 
@@ -132,20 +167,76 @@ public final class Batch implements AutoCloseable {
 
     /** Address of {@code size()} little-endian int32 labels (-1 where a record has none). */
     public long labelsAddress() {
+        checkAccessible();
         return region.address() + labelsOffset;
     }
 
     /** Address of {@code size()} int64 dataset record numbers, in batch order. */
     public long sampleIdsAddress() {
+        checkAccessible();
         return region.address() + idsOffset;
     }
 
+    /** Label of image {@code i}, -1 when its record has none. */
     public int label(int i) {
-        return labels.getInt(checkIndex(i) * Integer.BYTES);
+        long held = enter();
+        try {
+            int value = labels.getInt(checkIndex(i) * Integer.BYTES);
+            checkStillHeld(held);
+            return value;
+        } finally {
+            ring.exit();
+        }
     }
 
+    /** Dataset record number of image {@code i}. */
     public long sampleId(int i) {
-        return ids.getLong(checkIndex(i) * Long.BYTES);
+        long held = enter();
+        try {
+            long value = ids.getLong(checkIndex(i) * Long.BYTES);
+            checkStillHeld(held);
+            return value;
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /** Enters the ring's guard (so the loader's close waits for this read) and checks the batch is held. */
+    private long enter() {
+        if (!ring.enter()) {
+            throw loaderClosed();
+        }
+        long held = heldLease;
+        if (held == 0) {
+            ring.exit();
+            throw released();
+        }
+        return held;
+    }
+
+    /** A release racing the read may have let a worker overwrite the value: refuse it rather than return it. */
+    private void checkStillHeld(long held) {
+        VarHandle.loadLoadFence(); // the value read above is not reordered past this check (seqlock-style)
+        if (heldLease != held) {
+            throw released();
+        }
+    }
+
+    private void checkAccessible() {
+        if (ring.isClosed()) {
+            throw loaderClosed();
+        }
+        if (heldLease == 0) {
+            throw released();
+        }
+    }
+
+    private IllegalStateException released() {
+        return new IllegalStateException(this + " was released: its memory belongs to the loader's workers again");
+    }
+
+    private IllegalStateException loaderClosed() {
+        return new IllegalStateException(this + " belongs to " + ring.owner() + ", which is closed");
     }
 
     private int checkIndex(int i) {
@@ -172,13 +263,19 @@ public final class Batch implements AutoCloseable {
 
     /** The slot's whole memory region (images, labels, ids); {@link NativeRegion#pageLocked()} tells its kind. */
     public NativeRegion region() {
+        checkAccessible();
         return region;
     }
 
-    /** Releases the slot to the workers. Idempotent; callable from any thread. */
+    /** Releases the slot to the workers. Idempotent; callable from any thread, also after the loader closed. */
     @Override
     public void close() {
-        ring.release(slot, sequence, generation);
+        long held = heldLease;
+        long ringSequence = sequence;
+        long runGeneration = generation;
+        if (held != 0 && HELD_LEASE.compareAndSet(this, held, 0L)) {
+            ring.release(slot, ringSequence, runGeneration);
+        }
     }
 
     @Override

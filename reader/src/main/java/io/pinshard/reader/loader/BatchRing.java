@@ -1,71 +1,66 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.memory.BatchMemoryAllocator;
+import static io.pinshard.reader.loader.BatchRingDescriptor.HELD_TOTAL_OFFSET;
+import static io.pinshard.reader.loader.BatchRingDescriptor.SLOT_FILLED_OFFSET;
+import static io.pinshard.reader.loader.BatchRingDescriptor.SLOT_SEQUENCE_OFFSET;
+import static io.pinshard.reader.loader.BatchRingDescriptor.TICKET_OFFSET;
+import static io.pinshard.reader.loader.BatchRingDescriptor.slotOffset;
+import static io.pinshard.reader.loader.BatchRingDescriptor.workerOffset;
+
 import io.pinshard.memory.NativeRegion;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The ring of batch slots and the lock-free protocol between workers and the consumer, kept in one
- * off-heap control block of cache-line-padded counters operated with Agrona's atomic buffer methods.
+ * off-heap control block laid out by {@link BatchRingDescriptor} and operated with Agrona's atomic buffer
+ * methods.
  *
- * <pre>
- * control block (64-byte lines)
- *   line 0            ticket: next sample position to claim (getAndAdd by workers)
- *   line 1            held: batches currently held by consumers
- *   line 2 + s        slot s: sequence (long, the ring batch the slot is open for),
- *                     filled (int, samples written), held (int, 1 while a consumer holds it)
- *   line 2 + S + w    worker w: busy nanos, samples, payload bytes, skipped records, heap bytes (longs)
- * </pre>
- *
- * Batch {@code r} (counted from the start of a run) lives in slot {@code r % S}. A worker that claimed a
+ * <p>Batch {@code r} (counted from the start of a run) lives in slot {@code r % S}. A worker that claimed a
  * sample of batch {@code r} waits until the slot's sequence equals {@code r}, writes the sample, then
  * increments {@code filled} (a full fence: pixels are visible before the count). The consumer takes batch
  * {@code r} when sequence is {@code r} and filled equals its sample count; releasing it zeroes filled and
- * publishes sequence {@code r + S} (ordered store), opening the slot to the workers again.
+ * publishes sequence {@code r + S} (release store), opening the slot to the workers again.
+ *
+ * <p>Lifetime: {@link #close()} frees the slots and the control block. Every access from outside the
+ * worker threads (the consumer's {@code next()}, batch reads and releases on any thread, statistics) runs
+ * inside the ring's {@link ResourceGuard}, so close waits for those in progress and refuses later ones;
+ * the workers are joined before close.
  */
 final class BatchRing implements AutoCloseable {
-    private static final int LINE = 64;
-    private static final int TICKET = 0;
-    private static final int HELD_TOTAL = LINE;
-    private static final int SLOTS = 2 * LINE;
-    private static final int SEQUENCE = 0;
-    private static final int FILLED = 8;
-    private static final int HELD = 12;
-    static final int BUSY_NANOS = 0;
-    static final int SAMPLES = 8;
-    static final int PAYLOAD_BYTES = 16;
-    static final int SKIPPED = 24;
-    static final int HEAP_BYTES = 32;
-
+    private final String owner;
     private final int slots;
     private final int workers;
+    private final ResourceGuard guard = new ResourceGuard();
     private final NativeRegion controlRegion;
     private final UnsafeBuffer control;
     private final NativeRegion[] regions;
     private final Batch[] batches;
-    private final long imageBytes;
     private volatile long generation;
-    private volatile boolean closed;
 
-    BatchRing(LoaderOptions options) {
+    /** @param owner the loader's name, for messages about use after close */
+    BatchRing(String owner, LoaderOptions options) {
+        this.owner = owner;
         this.slots = options.prefetch();
         this.workers = options.workers();
         int batchSize = options.batchSize();
-        this.imageBytes = (long) options.crop() * options.crop() * 3;
-        long labelsOffset = align(batchSize * imageBytes, LINE);
-        long idsOffset = align(labelsOffset + (long) batchSize * Integer.BYTES, LINE);
-        long slotBytes = align(idsOffset + (long) batchSize * Long.BYTES, LINE);
-        int controlBytes = SLOTS + (slots + workers) * LINE;
+        long imageBytes = (long) options.crop() * options.crop() * 3;
+        long labelsOffset = BatchRingDescriptor.slotLabelsOffset(batchSize, imageBytes);
+        long idsOffset = BatchRingDescriptor.slotIdsOffset(batchSize, imageBytes);
+        long slotBytes = BatchRingDescriptor.slotLength(batchSize, imageBytes);
+        int controlBytes = BatchRingDescriptor.controlLength(slots, workers);
         this.regions = new NativeRegion[slots];
         this.batches = new Batch[slots];
-        NativeRegion controlMemory = options.scratchAllocator().allocate(controlBytes, LINE);
+        NativeRegion controlMemory = options.scratchAllocator().allocate(controlBytes, BatchRingDescriptor.ALIGNMENT);
         this.controlRegion = controlMemory;
         try {
+            BatchRingDescriptor.checkControlBlock(controlMemory.address(), controlMemory.length(), slots, workers);
             this.control = new UnsafeBuffer(controlMemory.address(), controlBytes);
             control.setMemory(0, controlBytes, (byte) 0);
             for (int s = 0; s < slots; s++) {
-                regions[s] = options.allocator().allocate(slotBytes, 4096);
+                regions[s] = options.allocator().allocate(slotBytes, BatchRingDescriptor.SLOT_ALIGNMENT);
+                BatchRingDescriptor.checkSlot(regions[s].address(), regions[s].length(), batchSize, imageBytes);
                 batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), labelsOffset, idsOffset);
             }
         } catch (RuntimeException | Error e) {
@@ -74,16 +69,13 @@ final class BatchRing implements AutoCloseable {
         }
     }
 
-    private static long align(long value, int alignment) {
-        return (value + alignment - 1) & -alignment;
+    /** Name of the loader that owns the ring. */
+    String owner() {
+        return owner;
     }
 
     int slots() {
         return slots;
-    }
-
-    long imageBytes() {
-        return imageBytes;
     }
 
     Batch batch(int slot) {
@@ -94,28 +86,40 @@ final class BatchRing implements AutoCloseable {
         return generation;
     }
 
-    /** Empties the ring for a new run (no worker may be running and no batch held). */
+    /** Enters a guarded access from outside the workers; false once the ring is closed. Pair with {@link #exit()}. */
+    boolean enter() {
+        return guard.tryAcquire();
+    }
+
+    void exit() {
+        guard.release();
+    }
+
+    boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /** Empties the ring for a new run (no worker may be running and no batch held; inside {@link #enter()}). */
     void reset() {
         generation++;
-        control.putLong(TICKET, 0);
-        control.putInt(HELD_TOTAL, 0);
+        control.putLong(TICKET_OFFSET, 0);
+        control.putInt(HELD_TOTAL_OFFSET, 0);
         for (int s = 0; s < slots; s++) {
-            int line = slotLine(s);
-            control.putInt(line + FILLED, 0);
-            control.putInt(line + HELD, 0);
-            control.putLongVolatile(line + SEQUENCE, s);
+            int offset = slotOffset(s);
+            control.putInt(offset + SLOT_FILLED_OFFSET, 0);
+            control.putLongVolatile(offset + SLOT_SEQUENCE_OFFSET, s);
         }
     }
 
     long claimTicket() {
-        return control.getAndAddLong(TICKET, 1);
+        return control.getAndAddLong(TICKET_OFFSET, 1);
     }
 
     /** Worker side: waits until {@code slot} is open for ring batch {@code sequence}; false when told to stop. */
     boolean awaitOpen(int slot, long sequence, IdleStrategy idle, Loader.Run run) {
-        int line = slotLine(slot);
+        int offset = slotOffset(slot) + SLOT_SEQUENCE_OFFSET;
         idle.reset();
-        while (control.getLongVolatile(line + SEQUENCE) != sequence) {
+        while (control.getLongVolatile(offset) != sequence) {
             if (run.stopping()) {
                 return false;
             }
@@ -125,72 +129,73 @@ final class BatchRing implements AutoCloseable {
     }
 
     void sampleWritten(int slot) {
-        control.getAndAddInt(slotLine(slot) + FILLED, 1);
+        control.getAndAddInt(slotOffset(slot) + SLOT_FILLED_OFFSET, 1);
     }
 
     /** Consumer side: whether ring batch {@code sequence} is complete with {@code samples} samples. */
     boolean ready(int slot, long sequence, int samples) {
-        int line = slotLine(slot);
-        return control.getLongVolatile(line + SEQUENCE) == sequence && control.getIntVolatile(line + FILLED) == samples;
+        int offset = slotOffset(slot);
+        return control.getLongVolatile(offset + SLOT_SEQUENCE_OFFSET) == sequence
+            && control.getIntVolatile(offset + SLOT_FILLED_OFFSET) == samples;
     }
 
+    /** Batches held by consumers (inside {@link #enter()}). */
     int heldBatches() {
-        return control.getIntVolatile(HELD_TOTAL);
+        return control.getIntVolatile(HELD_TOTAL_OFFSET);
     }
 
-    void markHeld(int slot) {
-        control.putIntVolatile(slotLine(slot) + HELD, 1);
-        control.getAndAddInt(HELD_TOTAL, 1);
+    /** Counts a batch handed to the consumer (inside {@link #enter()}). */
+    void markHeld() {
+        control.getAndAddInt(HELD_TOTAL_OFFSET, 1);
     }
 
+    /**
+     * Gives ring batch {@code sequence}'s slot back to the workers; called once per hand-out by
+     * {@link Batch#close()}, from any thread. Nothing to do once the ring is closed or a new run began.
+     */
     void release(int slot, long sequence, long runGeneration) {
-        if (closed || runGeneration != generation) {
+        if (!guard.tryAcquire()) {
             return;
         }
-        int line = slotLine(slot);
-        if (!control.compareAndSetInt(line + HELD, 1, 0)) {
-            return;
+        try {
+            if (runGeneration != generation) {
+                return;
+            }
+            int offset = slotOffset(slot);
+            control.putInt(offset + SLOT_FILLED_OFFSET, 0);
+            control.putLongRelease(offset + SLOT_SEQUENCE_OFFSET, sequence + slots);
+            control.getAndAddInt(HELD_TOTAL_OFFSET, -1);
+        } finally {
+            guard.release();
         }
-        control.putInt(line + FILLED, 0);
-        control.putLongOrdered(line + SEQUENCE, sequence + slots);
-        control.getAndAddInt(HELD_TOTAL, -1);
     }
 
-    /** Adds to worker {@code worker}'s counter at {@code field} (only that worker writes it). */
+    /** Adds to worker {@code worker}'s counter at {@code field} (a WORKER_*_OFFSET; only that worker writes it). */
     void addWorkerCounter(int worker, int field, long delta) {
-        int index = workerLine(worker) + field;
-        control.putLongOrdered(index, control.getLong(index) + delta);
+        control.addLongRelease(workerOffset(slots, worker) + field, delta);
     }
 
+    /** Sum of a worker counter over all workers (inside {@link #enter()}). */
     long workerCounterSum(int field) {
         long sum = 0;
         for (int w = 0; w < workers; w++) {
-            sum += control.getLongVolatile(workerLine(w) + field);
+            sum += control.getLongVolatile(workerOffset(slots, w) + field);
         }
         return sum;
     }
 
-    private int slotLine(int slot) {
-        return SLOTS + slot * LINE;
-    }
-
-    private int workerLine(int worker) {
-        return SLOTS + (slots + worker) * LINE;
-    }
-
+    /**
+     * Frees the slots and the control block, once guarded accesses in progress have left; later accesses
+     * are refused. The workers must have stopped. Idempotent, callable from any thread.
+     */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (NativeRegion region : regions) {
-            if (region != null) {
-                region.close();
+        if (guard.close()) {
+            try {
+                CloseHelper.closeAll(regions);
+            } finally {
+                CloseHelper.close(controlRegion);
             }
-        }
-        if (controlRegion != null) {
-            controlRegion.close();
         }
     }
 }

@@ -29,7 +29,7 @@ public final class CropBox {
     }
 
     /** torchvision RandomResizedCrop parameters for an {@code imageHeight x imageWidth} image, then the flip draw. */
-    CropBox randomResized(int imageHeight, int imageWidth, LoaderOptions options, SplitMix random) {
+    public CropBox randomResized(int imageHeight, int imageWidth, LoaderOptions options, SplitMix random) {
         double area = (double) imageHeight * imageWidth;
         double logRatioMin = Math.log(options.ratioMin());
         double logRatioMax = Math.log(options.ratioMax());

@@ -18,7 +18,7 @@ import org.bytedeco.opencv.opencv_core.Size;
  * OpenCV's {@code resize} (INTER_LINEAR, half-pixel centres as torchvision) on re-aimed headers.
  * OpenCV beat a scalar separable Java bilinear by about 2x on this machine; the vector kernel beats OpenCV.
  */
-final class CropResizer implements AutoCloseable {
+public final class CropResizer implements AutoCloseable {
     private final int crop;
     private final CropKernel kernel;
     private final Size size;
@@ -29,7 +29,7 @@ final class CropResizer implements AutoCloseable {
     private final Mat resized4;
     private final Mat converted;
 
-    CropResizer(int crop, Resampler resampler) {
+    public CropResizer(int crop, Resampler resampler) {
         this.crop = crop;
         this.kernel = resampler.newKernel(crop);
         this.size = new Size(crop, crop);
@@ -43,7 +43,7 @@ final class CropResizer implements AutoCloseable {
      * Writes the {@code crop x crop x 3} RGB result of {@code box} of the image at {@code image} (rows
      * {@code step} bytes apart, {@code channels} of 1, 3 or 4) to {@code destination}.
      */
-    void resizeInto(long image, long step, int channels, CropBox box, long destination) {
+    public void resizeInto(long image, long step, int channels, CropBox box, long destination) {
         if (channels == 3 && kernel != null && kernel.resizeInto(image, step, box, destination)) {
             return;
         }

@@ -1,8 +1,13 @@
 package io.pinshard.reader.loader;
 
 import java.lang.management.ManagementFactory;
+import java.util.Collection;
 
-/** Heap bytes allocated by the current thread, via {@code com.sun.management.ThreadMXBean} where the JVM has it. */
+/**
+ * Heap bytes allocated by threads, via {@code com.sun.management.ThreadMXBean} where the JVM has it: the
+ * one allocation counter of the project (the loader's per-worker stats, {@code bench}, the demo, the
+ * zero-heap tests and benchmarks all read this one).
+ */
 public final class HeapCounter {
     private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean SUPPORTED = THREADS instanceof com.sun.management.ThreadMXBean bean
@@ -18,21 +23,34 @@ public final class HeapCounter {
         return true;
     }
 
-    /**
-     * Runs {@code round} until {@code quietRounds} rounds in a row allocate under 1 KiB on this thread, at
-     * most {@code maxRounds} rounds: JIT warm-up for code (like the Vector API kernel) that allocates until
-     * C2 has compiled it, and again for a while after a deoptimisation.
-     */
-    public static void warmUpUntilQuiet(Runnable round, int quietRounds, int maxRounds) {
-        for (int rounds = 0, quiet = 0; rounds < maxRounds && quiet < quietRounds; rounds++) {
-            long before = currentThreadAllocatedBytes();
-            round.run();
-            quiet = currentThreadAllocatedBytes() - before < 1024 ? quiet + 1 : 0;
-        }
-    }
-
     /** Bytes this thread allocated so far, or -1 when unknown. */
     public static long currentThreadAllocatedBytes() {
         return SUPPORTED ? ((com.sun.management.ThreadMXBean) THREADS).getCurrentThreadAllocatedBytes() : -1;
+    }
+
+    /** Bytes {@code threads} allocated so far, summed (threads that ended count 0), or -1 when unknown. */
+    public static long allocatedBytes(Collection<Thread> threads) {
+        if (!SUPPORTED) {
+            return -1;
+        }
+        long[] ids = new long[threads.size()];
+        int i = 0;
+        for (Thread thread : threads) {
+            ids[i++] = thread.getId();
+        }
+        return sum(ids);
+    }
+
+    /** Bytes every live thread allocated so far, summed (so loader workers count), or -1 when unknown. */
+    public static long allThreadsAllocatedBytes() {
+        return SUPPORTED ? sum(THREADS.getAllThreadIds()) : -1;
+    }
+
+    private static long sum(long[] threadIds) {
+        long total = 0;
+        for (long bytes : ((com.sun.management.ThreadMXBean) THREADS).getThreadAllocatedBytes(threadIds)) {
+            total += Math.max(0, bytes);
+        }
+        return total;
     }
 }

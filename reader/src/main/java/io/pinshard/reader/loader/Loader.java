@@ -5,6 +5,7 @@ import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.agrona.CloseHelper;
 import org.bytedeco.opencv.global.opencv_core;
 
 /**
@@ -46,7 +47,7 @@ public final class Loader implements AutoCloseable {
     private long images;
     private long batches;
     private long finishedRunNanos;
-    private boolean closed;
+    private volatile boolean closed;
 
     private Loader(Dataset dataset, LoaderOptions options) {
         this.dataset = dataset;
@@ -60,19 +61,26 @@ public final class Loader implements AutoCloseable {
         int maxDecoded = 0;
         boolean lz4 = false;
         RecordView view = new RecordView();
-        for (long r = 0; r < dataset.size(); r++) {
-            dataset.record(r, view);
-            if (view.codec() == Codec.LZ4) {
-                lz4 = true;
-                maxDecoded = Math.max(maxDecoded, view.decodedBytes());
+        dataset.acquire(); // a closed dataset is refused here, naming it
+        try {
+            for (long r = 0; r < dataset.size(); r++) {
+                dataset.record(r, view);
+                if (view.codec() == Codec.LZ4) {
+                    lz4 = true;
+                    maxDecoded = Math.max(maxDecoded, view.decodedBytes());
+                }
+                if (view.codec() != Codec.JPEG && view.channels() != 1 && view.channels() != 3
+                    && view.channels() != 4) {
+                    throw new IllegalArgumentException(view + " has " + view.channels()
+                        + " channels; the loader reads 1, 3 or 4");
+                }
             }
-            if (view.codec() != Codec.JPEG && view.channels() != 1 && view.channels() != 3 && view.channels() != 4) {
-                throw new IllegalArgumentException(view + " has " + view.channels() + " channels; the loader reads 1, 3 or 4");
-            }
+        } finally {
+            dataset.release();
         }
         options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
         opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
-        this.ring = new BatchRing(options);
+        this.ring = new BatchRing(name, options);
         this.processors = new SampleProcessor[options.workers()];
         this.views = new RecordView[options.workers()];
         try {
@@ -90,7 +98,12 @@ public final class Loader implements AutoCloseable {
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
     }
 
-    /** Builds a loader over an open dataset (which must stay open while the loader is used). */
+    /**
+     * Builds a loader over an open dataset. Closing the dataset under the loader stops it: the next
+     * {@link Epoch#next()} throws a {@link LoaderException} naming the dataset, and the workers exit.
+     *
+     * @throws IllegalStateException naming the dataset when it is already closed
+     */
     public static Loader open(Dataset dataset, LoaderOptions options) {
         return new Loader(dataset, options);
     }
@@ -150,16 +163,28 @@ public final class Loader implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
+        if (dataset.isClosed()) {
+            throw new IllegalStateException("dataset " + dataset.directory() + " is closed: " + name
+                + " cannot start epoch " + epoch);
+        }
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0: " + epoch);
         }
         stopRun();
-        if (ring.heldBatches() > 0) {
-            throw new IllegalStateException(ring.heldBatches() + " batches of the previous epoch are still held: "
-                + "close them before starting epoch " + epoch);
+        if (!ring.enter()) { // only close(), synchronized like this method, closes the ring
+            throw new IllegalStateException(name + " is closed");
         }
-        plan.prepare(epoch);
-        ring.reset();
+        try {
+            int held = ring.heldBatches();
+            if (held > 0) {
+                throw new IllegalStateException(held + " batches of the previous epoch are still held: "
+                    + "close them before starting epoch " + epoch);
+            }
+            plan.prepare(epoch);
+            ring.reset();
+        } finally {
+            ring.exit();
+        }
         Run next = new Run(epoch, startBatch, ring.generation(), processors.length);
         for (int w = 0; w < processors.length; w++) {
             Thread thread = new Thread(new LoaderWorker(w, dataset, options, plan, ring, processors[w], views[w], next),
@@ -210,21 +235,38 @@ public final class Loader implements AutoCloseable {
         batches++;
     }
 
-    /** Throughput and wait figures since the loader was opened. */
+    /**
+     * Throughput and wait figures since the loader was opened.
+     *
+     * @throws IllegalStateException once the loader is closed (the worker counters lived in its memory)
+     */
     public LoaderStats stats() {
-        Run current = run;
-        long nanos = finishedRunNanos + (current != null ? System.nanoTime() - current.startedNanos : 0);
-        double seconds = nanos / 1e9;
-        long imageBytes = (long) options.crop() * options.crop() * 3;
-        double perSecond = seconds > 0 ? 1 / seconds : 0;
-        double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRing.BUSY_NANOS) / ((double) nanos * options.workers())
-            : 0;
-        return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
-            ring.workerCounterSum(BatchRing.PAYLOAD_BYTES) / 1e6 * perSecond, dataWait.dataWaitPercent(),
-            Math.min(100, busy), ring.workerCounterSum(BatchRing.SKIPPED), ring.workerCounterSum(BatchRing.HEAP_BYTES));
+        if (!ring.enter()) {
+            throw new IllegalStateException(name + " is closed: its statistics went with it");
+        }
+        try {
+            Run current = run;
+            long nanos = finishedRunNanos + (current != null ? System.nanoTime() - current.startedNanos : 0);
+            double seconds = nanos / 1e9;
+            long imageBytes = (long) options.crop() * options.crop() * 3;
+            double perSecond = seconds > 0 ? 1 / seconds : 0;
+            double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET)
+                / ((double) nanos * options.workers()) : 0;
+            return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
+                ring.workerCounterSum(BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET) / 1e6 * perSecond,
+                dataWait.dataWaitPercent(), Math.min(100, busy),
+                ring.workerCounterSum(BatchRingDescriptor.WORKER_SKIPPED_OFFSET),
+                ring.workerCounterSum(BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET));
+        } finally {
+            ring.exit();
+        }
     }
 
-    /** Stops every worker and frees all native memory, including that of batches still held. */
+    /**
+     * Stops every worker and frees all native memory, including that of batches still held, once batch reads
+     * and {@code next()} calls in progress on other threads have left (later ones throw). Idempotent; callable
+     * from any thread.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -232,13 +274,10 @@ public final class Loader implements AutoCloseable {
         }
         closed = true;
         stopRun();
-        for (SampleProcessor processor : processors) {
-            if (processor != null) {
-                processor.close();
-            }
-        }
-        if (ring != null) {
-            ring.close();
+        try {
+            CloseHelper.closeAll(processors);
+        } finally {
+            CloseHelper.close(ring);
         }
     }
 

@@ -43,7 +43,7 @@ final class LoaderWorker implements Runnable {
         } finally {
             long heapAtEnd = HeapCounter.currentThreadAllocatedBytes();
             if (heapAtStart >= 0 && heapAtEnd >= 0) {
-                ring.addWorkerCounter(index, BatchRing.HEAP_BYTES, heapAtEnd - heapAtStart);
+                ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET, heapAtEnd - heapAtStart);
             }
         }
     }
@@ -67,8 +67,8 @@ final class LoaderWorker implements Runnable {
                 }
                 long started = System.nanoTime();
                 fill(ring.batch(slot), inBatch, plan.recordAt(firstPosition + ticket));
-                ring.addWorkerCounter(index, BatchRing.BUSY_NANOS, System.nanoTime() - started);
-                ring.addWorkerCounter(index, BatchRing.SAMPLES, 1);
+                ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET, System.nanoTime() - started);
+                ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
                 ring.sampleWritten(slot);
             }
         } catch (Throwable failure) {
@@ -76,26 +76,36 @@ final class LoaderWorker implements Runnable {
         }
     }
 
+    /**
+     * Decodes {@code record} (or its replacements) into image {@code inBatch} of the slot. Every read of the
+     * dataset's mapped memory is bracketed by {@link Dataset#acquire()}/{@link Dataset#release()}, so closing
+     * the dataset waits for it, and a closed dataset fails the run with an exception naming it.
+     */
     private void fill(Batch batch, int inBatch, int record) {
-        long destination = batch.address() + inBatch * ring.imageBytes();
+        long destination = batch.slotImageAddress(inBatch);
         int epoch = run.epoch();
         long seed = options.seed();
         for (int attempt = 0; ; attempt++) {
-            dataset.record(record, view);
+            dataset.acquire();
             try {
-                int bytes = processor.process(view, SplitMix.mix(seed, epoch, record), destination);
-                ring.addWorkerCounter(index, BatchRing.PAYLOAD_BYTES, bytes);
-                break;
-            } catch (ShardFormatException corrupt) {
-                if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
-                    throw corrupt;
+                dataset.record(record, view);
+                try {
+                    int bytes = processor.process(view, SplitMix.mix(seed, epoch, record), destination);
+                    batch.putLabel(inBatch, view.label());
+                    batch.putSampleId(inBatch, record);
+                    ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET, bytes);
+                    return;
+                } catch (ShardFormatException corrupt) {
+                    if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                        throw corrupt;
+                    }
                 }
-                ring.addWorkerCounter(index, BatchRing.SKIPPED, 1);
-                record = replacement(seed, epoch, record, attempt);
+            } finally {
+                dataset.release();
             }
+            ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SKIPPED_OFFSET, 1);
+            record = replacement(seed, epoch, record, attempt);
         }
-        batch.putLabel(inBatch, view.label());
-        batch.putSampleId(inBatch, record);
     }
 
     /** The record that stands in for a corrupt one: a function of (seed, epoch, record, attempt) only. */

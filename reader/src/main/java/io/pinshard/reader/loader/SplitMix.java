@@ -5,7 +5,7 @@ package io.pinshard.reader.loader;
  * loader derives from {@code mix(seed, epoch, record)} so results never depend on which thread ran a
  * sample or when. The mutable form is reused per worker: re-seeding allocates nothing.
  */
-final class SplitMix {
+public final class SplitMix {
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
     private long state;
 
@@ -20,11 +20,11 @@ final class SplitMix {
         return mix(mix(a + GOLDEN) + b * GOLDEN);
     }
 
-    static long mix(long a, long b, long c) {
+    public static long mix(long a, long b, long c) {
         return mix(mix(a, b), c);
     }
 
-    SplitMix seed(long seed) {
+    public SplitMix seed(long seed) {
         state = seed;
         return this;
     }

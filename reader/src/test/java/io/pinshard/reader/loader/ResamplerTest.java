@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.reader.ChildJvm;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -36,16 +34,8 @@ class ResamplerTest {
 
     /** Child JVM with this test's class path and every pinshard flag but the vector module. */
     private static String runWithoutVectorModule() throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if ((flag.startsWith("--add-") || flag.startsWith("--enable-native-access") || flag.startsWith("--sun-misc"))
-                && !flag.contains("jdk.incubator.vector")) {
-                command.add(flag);
-            }
-        }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Probe.class.getName()));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        List<String> flags = ChildJvm.pinshardFlags().stream().filter(flag -> !flag.contains("jdk.incubator.vector")).toList();
+        Process process = new ProcessBuilder(ChildJvm.command(flags, Probe.class)).redirectErrorStream(true).start();
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "child JVM did not finish");
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, process.exitValue(), out);

@@ -113,7 +113,7 @@ class VectorCropResizerTest {
             CropBox box = new CropBox();
             // Warm up until C2 has compiled the kernel for good: chunks of 200 crops until three in a row
             // allocate under 1 KiB each, at most 100 chunks.
-            HeapCounter.warmUpUntilQuiet(() -> {
+            HeapWarmUp.untilQuiet(() -> {
                 for (int i = 0; i < 200; i++) {
                     next(random, box, crop);
                     kernel.resizeInto(images.source, STEP, box, images.target);

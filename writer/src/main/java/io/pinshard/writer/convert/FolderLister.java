@@ -1,11 +1,18 @@
 package io.pinshard.writer.convert;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -15,6 +22,12 @@ import java.util.stream.Stream;
  * is rejected ("not inside a class folder"). Without labels every image anywhere is unlabeled.
  * Inputs are ordered by class, then by relative path; hidden entries and files whose extension is
  * not an image extension are skipped and counted as ignored.
+ *
+ * <p>Nothing is lost silently: symbolic links to folders and files are followed (as torchvision's
+ * ImageFolder does), a link that loops back to a folder above it and a folder that cannot be read
+ * each become one rejected input (its path, with the reason), and a dangling link with an image
+ * extension is rejected too. Keys are relative paths with {@code /} between folders, whatever the
+ * platform, and keep every other character of the file name (a {@code \} included).
  */
 public final class FolderLister {
     private FolderLister() {
@@ -29,44 +42,102 @@ public final class FolderLister {
             try (Stream<Path> children = Files.list(root)) {
                 children.filter(Files::isDirectory).map(p -> p.getFileName().toString())
                     .filter(name -> !name.startsWith(".")).sorted().forEach(classes::add);
+            } catch (AccessDeniedException e) {
+                throw new IOException("cannot list the input folder " + root + ": permission denied", e);
             }
         }
-        List<String> relative = new ArrayList<>();
+        List<Found> found = new ArrayList<>();
         long[] ignored = {0};
-        try (Stream<Path> files = Files.walk(root)) {
-            files.filter(p -> !p.equals(root)).forEach(p -> {
-                String rel = root.relativize(p).toString().replace('\\', '/');
-                boolean hidden = false;
-                for (String part : rel.split("/")) {
-                    hidden |= part.startsWith(".");
-                }
-                if (Files.isDirectory(p)) {
-                    return;
-                }
-                if (hidden || !ImageExtensions.isImage(rel) || !Files.isRegularFile(p)) {
+        Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                String rel = key(root, file);
+                if (isHidden(rel) || !ImageExtensions.isImage(rel)) {
                     ignored[0]++;
-                    return;
+                } else if (attrs.isSymbolicLink()) {
+                    found.add(new Found(rel, null, "cannot read: dangling symbolic link (its target does not exist)"));
+                } else if (!attrs.isRegularFile()) {
+                    found.add(new Found(rel, null, "not a regular file (a device, FIFO or socket)"));
+                } else {
+                    found.add(new Found(rel, file, null));
                 }
-                relative.add(rel);
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-        List<InputItem> items = new ArrayList<>(relative.size());
-        for (String rel : relative) {
-            int slash = rel.indexOf('/');
-            if (!labelled) {
-                items.add(InputItem.file(rel, -1, root.resolve(rel)));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (file.equals(root)) {
+                    throw new IOException("cannot list the input folder " + root + ": " + reason(e), e);
+                }
+                String rel = key(root, file);
+                if (!isHidden(rel)) {
+                    found.add(new Found(rel + "/", null, e instanceof FileSystemLoopException
+                        ? "symbolic link loop: this folder links back to a folder above it, not followed"
+                        : "cannot list this folder (" + reason(e) + "); the images in it, if any, are not converted"));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                if (e != null) {
+                    found.add(new Found(key(root, dir) + "/", null, "listing this folder failed part-way (" + reason(e)
+                        + "); the images in it, if any, are not converted"));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        List<InputItem> items = new ArrayList<>(found.size());
+        for (Found f : found) {
+            int slash = f.key.indexOf('/');
+            if (f.problem != null) {
+                items.add(new InputItem(f.key, slash < 0 || !labelled ? -1 : classes.indexOf(f.key.substring(0, slash)),
+                    null, 0, 0, f.problem));
+            } else if (!labelled) {
+                items.add(InputItem.file(f.key, -1, f.file));
             } else if (slash < 0) {
-                items.add(InputItem.unusable(rel, "not inside a class folder (labels come from first-level folder names;"
+                items.add(InputItem.unusable(f.key, "not inside a class folder (labels come from first-level folder names;"
                     + " use --labels none for unlabeled trees)"));
             } else {
-                int label = classes.indexOf(rel.substring(0, slash));
-                items.add(InputItem.file(rel, label, root.resolve(rel)));
+                items.add(InputItem.file(f.key, classes.indexOf(f.key.substring(0, slash)), f.file));
             }
         }
         // Class order first (a label of -1 for root-level files sorts them first), then path order.
         items.sort(Comparator.comparingInt(InputItem::label).thenComparing(InputItem::key));
         return new InputListing(root.toString(), classes, items, ignored[0]);
+    }
+
+    private record Found(String key, Path file, String problem) {
+    }
+
+    /** The path below {@code root}, its names joined with '/' (a '\' inside a Unix file name stays a character). */
+    private static String key(Path root, Path file) {
+        StringBuilder key = new StringBuilder();
+        for (Path name : root.relativize(file)) {
+            if (!key.isEmpty()) {
+                key.append('/');
+            }
+            key.append(name);
+        }
+        return key.toString();
+    }
+
+    private static boolean isHidden(String rel) {
+        for (String part : rel.split("/")) {
+            if (part.startsWith(".")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "it no longer exists";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }

@@ -13,8 +13,12 @@ import java.util.Locale;
 /**
  * Lists inputs from a manifest of {@code path,label} rows: CSV (an optional {@code path,label}
  * header line, RFC 4180 quoting) or JSONL (one object per line with {@code path} and optional
- * {@code label}). Relative paths resolve against the manifest's folder; the manifest's row order is
- * kept. A row that cannot be parsed becomes a rejected input naming the line, never a silent skip.
+ * {@code label}). Relative paths resolve against the manifest's folder and must stay inside it: a
+ * relative path whose {@code ..} leads out of that folder is a rejected input unless
+ * {@code allowOutside} (the user's {@code --allow-outside-paths}); an absolute path is the user's
+ * explicit choice and is read where it points. The check is on the path's text (symbolic links are
+ * followed). The manifest's row order is kept. A row that cannot be parsed, and a label that is not a
+ * non-empty string or a whole number, becomes a rejected input naming the line, never a silent skip.
  */
 public final class ManifestLister {
     private ManifestLister() {
@@ -26,6 +30,10 @@ public final class ManifestLister {
     }
 
     public static InputListing list(Path manifest, boolean labelled) throws IOException {
+        return list(manifest, labelled, false);
+    }
+
+    public static InputListing list(Path manifest, boolean labelled, boolean allowOutside) throws IOException {
         boolean jsonl = !ImageExtensions.of(manifest.getFileName().toString()).equals("csv");
         Path base = manifest.toAbsolutePath().getParent();
         List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
@@ -63,10 +71,25 @@ public final class ManifestLister {
             } else if (labelled && row[1] == null) {
                 items.add(InputItem.unusable(row[0], "manifest row has no label (use --labels none for unlabeled inputs)"));
             } else {
-                items.add(InputItem.file(row[0], table.label(row[1]), base.resolve(row[0])));
+                items.add(fileItem(row[0], table.label(row[1]), base, allowOutside));
             }
         }
         return new InputListing(manifest.toString(), table.classes(), items, 0);
+    }
+
+    private static InputItem fileItem(String path, int label, Path base, boolean allowOutside) {
+        Path relative;
+        try {
+            relative = Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            return InputItem.unusable(path, "not a valid path: " + e.getReason());
+        }
+        Path file = base.resolve(relative);
+        if (!relative.isAbsolute() && !allowOutside && !file.normalize().startsWith(base.normalize())) {
+            return InputItem.unusable(path, "relative path leads outside the manifest's folder " + base.normalize()
+                + "; use an absolute path, or --allow-outside-paths to let relative paths leave it");
+        }
+        return InputItem.file(path, label, file);
     }
 
     private static String[] jsonRow(String line) throws IOException {
@@ -75,7 +98,18 @@ public final class ManifestLister {
             throw new IOException("expected an object with a \"path\" string");
         }
         JsonNode label = node.get("label");
-        return new String[] {node.get("path").asText(), label == null || label.isNull() ? null : label.asText()};
+        if (label == null || label.isNull()) {
+            return new String[] {node.get("path").asText(), null};
+        }
+        if (!(label.isTextual() && !label.asText().isEmpty()) && !label.isIntegralNumber()) {
+            throw new IOException("\"label\" must be a non-empty string or a whole number, found "
+                + (label.isTextual() ? "an empty string" : label.getNodeType().name().toLowerCase(Locale.ROOT) + " " + abbreviate(label.toString())));
+        }
+        return new String[] {node.get("path").asText(), label.asText()};
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
     }
 
     /** Splits one CSV line of one or two fields; double quotes quote a field, "" is a quote inside one. */

@@ -21,7 +21,10 @@ import org.apache.commons.compress.archivers.tar.TarFile;
  * the image is the sample's jpg, jpeg, png or webp member (first of these, then any other image
  * extension), the label comes from a {@code .cls} member (text) or else the {@code label} field of a
  * {@code .json} member. Image bytes are not copied at listing time: an input is a byte range of the tar.
- * A sample without an image member is a rejected input.
+ * A sample without an image member is a rejected input. Nothing replaces anything silently: a member
+ * whose name repeats an earlier member of the same tar, and every image member of a sample beyond
+ * the one used, is a rejected input naming the member kept; a repeated label member is ignored (the
+ * first one counts).
  */
 public final class WebDatasetLister {
     private static final List<String> PREFERRED = List.of("jpg", "jpeg", "png", "webp");
@@ -52,6 +55,7 @@ public final class WebDatasetLister {
         long ignored = 0;
         for (Path tar : tars) {
             Map<String, Sample> byKey = new LinkedHashMap<>();
+            java.util.Set<String> names = new java.util.HashSet<>();
             try (TarFile archive = new TarFile(tar)) {
                 for (TarArchiveEntry entry : archive.getEntries()) {
                     if (!entry.isFile()) {
@@ -67,9 +71,15 @@ public final class WebDatasetLister {
                     String key = name.substring(0, dot);
                     String ext = name.substring(dot + 1).toLowerCase(java.util.Locale.ROOT);
                     Sample sample = byKey.computeIfAbsent(key, k -> new Sample(tar, k));
+                    boolean repeated = !names.add(name);
                     if (ImageExtensions.IMAGE.contains(ext)) {
-                        sample.images.put(ext, entry);
-                    } else if (ext.equals("cls") || ext.equals("json")) {
+                        if (repeated) {
+                            sample.rejectedImages.add(InputItem.unusable(tar.getFileName() + "/" + name,
+                                "tar member name repeats an earlier member of " + tar.getFileName() + "; the first one is kept"));
+                        } else {
+                            sample.images.put(ext, entry);
+                        }
+                    } else if ((ext.equals("cls") || ext.equals("json")) && !repeated) {
                         sample.labelSources.put(ext, readSmall(archive, entry));
                     } else {
                         ignored++;
@@ -85,7 +95,7 @@ public final class WebDatasetLister {
         LabelTable table = new LabelTable(labels);
         List<InputItem> items = new ArrayList<>(samples.size());
         for (Sample sample : samples) {
-            items.add(sample.toItem(labelled, table));
+            sample.addItems(items, labelled, table);
         }
         return new InputListing(path.toString(), table.classes(), items, ignored);
     }
@@ -104,6 +114,7 @@ public final class WebDatasetLister {
         final String key;
         final Map<String, TarArchiveEntry> images = new LinkedHashMap<>();
         final Map<String, String> labelSources = new LinkedHashMap<>();
+        final List<InputItem> rejectedImages = new ArrayList<>();
         String label;
         String labelProblem;
 
@@ -135,8 +146,8 @@ public final class WebDatasetLister {
             labelProblem = "sample has no .cls member and no \"label\" in a .json member (use --labels none for unlabeled data)";
         }
 
-        InputItem toItem(boolean labelled, LabelTable table) {
-            String sourceKey = tar.getFileName() + "/" + key;
+        /** Adds this sample's input, then a rejected input for every image member it does not use. */
+        void addItems(List<InputItem> items, boolean labelled, LabelTable table) {
             TarArchiveEntry image = null;
             for (String ext : PREFERRED) {
                 image = image != null ? image : images.get(ext);
@@ -144,6 +155,18 @@ public final class WebDatasetLister {
             if (image == null && !images.isEmpty()) {
                 image = images.values().iterator().next();
             }
+            items.add(toItem(image, labelled, table));
+            for (TarArchiveEntry other : images.values()) {
+                if (other != image) {
+                    items.add(InputItem.unusable(tar.getFileName() + "/" + other.getName(), "second image for sample "
+                        + key + " (a sample holds one image; " + image.getName() + " is used)"));
+                }
+            }
+            items.addAll(rejectedImages);
+        }
+
+        private InputItem toItem(TarArchiveEntry image, boolean labelled, LabelTable table) {
+            String sourceKey = tar.getFileName() + "/" + key;
             if (image == null) {
                 return InputItem.unusable(sourceKey, "sample has no image member (jpg, jpeg, png, webp, ...)");
             }

@@ -1,4 +1,4 @@
-package io.pinshard.jmh.inputs;
+package io.pinshard.baseline.inputs;
 
 import static org.bytedeco.opencv.global.opencv_core.CV_64FC1;
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;

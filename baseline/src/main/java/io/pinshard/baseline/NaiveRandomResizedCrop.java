@@ -1,4 +1,4 @@
-package io.pinshard.jmh.baseline;
+package io.pinshard.baseline;
 
 import java.awt.image.BufferedImage;
 import java.awt.image.DataBufferByte;

@@ -1,4 +1,4 @@
-package io.pinshard.jmh.inputs;
+package io.pinshard.baseline.inputs;
 
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;

@@ -1,12 +1,15 @@
-package io.pinshard.reader.loader;
+package io.pinshard.jmh;
 
 import io.pinshard.format.Codec;
-import io.pinshard.jmh.ForkFlags;
-import io.pinshard.jmh.ImagesPerOp;
-import io.pinshard.jmh.PinshardBenchmark;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.reader.loader.CropBox;
+import io.pinshard.reader.loader.CropResizer;
+import io.pinshard.reader.loader.HeapWarmUp;
+import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.reader.loader.Resampler;
+import io.pinshard.reader.loader.SplitMix;
 import java.io.IOException;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -15,9 +18,9 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -26,7 +29,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * and flip, bilinear to 224 x 224 x 3 into off-heap memory, with each resampler; beside it, the memory
  * bandwidth references: a plain copy of the same output bytes (224 rows of 672 bytes from the box's
  * corner) and a plain copy of every row of the box (the bytes a crop must read).
- * In the reader's package (on the class path) to reach the package-private kernels.
+ * The loader's own pieces (CropBox, CropResizer, SplitMix) are public for this benchmark.
  */
 @BenchmarkMode(Mode.Throughput)
 @State(Scope.Thread)
@@ -63,7 +66,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         // The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s):
         // crop here until two rounds of 100 in a row allocate under 1 KiB, so even jmh/run.sh quick's
         // one-second warm-up measures compiled code.
-        HeapCounter.warmUpUntilQuiet(() -> {
+        HeapWarmUp.untilQuiet(() -> {
             for (int i = 0; i < 100; i++) {
                 cropOneImage();
             }
@@ -84,9 +87,9 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         box.randomResized(view.height(), view.width(), options, random.seed(seed));
         long step = (long) view.width() * view.channels();
         switch (work) {
-            case "copy-output" -> copyRows(step, Math.min(crop, view.height() - box.y), Math.min(crop * 3L,
-                step - box.x * 3L));
-            case "copy-box" -> copyRows(step, box.height, box.width * 3L);
+            case "copy-output" -> copyRows(step, Math.min(crop, view.height() - box.y()), Math.min(crop * 3L,
+                step - box.x() * 3L));
+            case "copy-box" -> copyRows(step, box.height(), box.width() * 3L);
             default -> resizer.resizeInto(view.payloadAddress(), step, view.channels(), box, destination.addressOffset());
         }
         return destination.getLong(0);
@@ -102,7 +105,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
             if (at + length > capacity) {
                 at = 0;
             }
-            source.getBytes((int) ((box.y + r) * step + box.x * 3L), destination, at, length);
+            source.getBytes((int) ((box.y() + r) * step + box.x() * 3L), destination, at, length);
             at += length;
         }
     }

@@ -1,6 +1,6 @@
-package io.pinshard.jmh.baseline;
+package io.pinshard.baseline;
 
-import io.pinshard.jmh.inputs.SourceImage;
+import io.pinshard.baseline.inputs.SourceImage;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.pinshard.jmh.inputs;
+package io.pinshard.baseline.inputs;
 
 import java.nio.file.Path;
 

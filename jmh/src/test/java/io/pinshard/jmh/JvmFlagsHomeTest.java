@@ -1,0 +1,85 @@
+package io.pinshard.jmh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JVM flags have one home, the root pom: no launcher or script spells a flag out (they ask
+ * scripts/jvm-flags.sh), and the flags of Chronicle, which pinshard does not use, are gone from everywhere.
+ */
+class JvmFlagsHomeTest {
+    static final List<String> FLAG_PREFIXES = List.of("--add-exports=", "--add-opens=", "--add-modules=",
+        "--enable-native-access=", "--sun-misc-unsafe-memory-access=", "-Dchronicle");
+    /** Still spelling the flags out; cuda-bridge's owner switches it to scripts/jvm-flags.sh, then it leaves this set. */
+    static final Set<String> NOT_YET = Set.of("cuda-bridge/gpu-check.sh");
+
+    static Path repo() {
+        return ModuleArrowsTest.repo();
+    }
+
+    static List<Path> scripts() throws IOException {
+        List<Path> scripts = new ArrayList<>(List.of(repo().resolve("pinshard"), repo().resolve("jmh/run.sh")));
+        for (String dir : List.of("scripts", "cuda-bridge")) {
+            try (Stream<Path> files = Files.list(repo().resolve(dir))) {
+                files.filter(f -> f.toString().endsWith(".sh") || f.toString().endsWith(".py")).sorted().forEach(scripts::add);
+            }
+        }
+        return scripts;
+    }
+
+    @Test
+    void noScriptSpellsTheFlagsOut() throws IOException {
+        List<String> found = new ArrayList<>();
+        for (Path script : scripts()) {
+            String name = repo().relativize(script).toString().replace('\\', '/');
+            if (name.equals("scripts/jvm-flags.sh") || NOT_YET.contains(name)) {
+                continue;
+            }
+            List<String> lines = Files.readAllLines(script);
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (!line.stripLeading().startsWith("#") && FLAG_PREFIXES.stream().anyMatch(line::contains)) {
+                    found.add(name + ":" + (i + 1) + ": " + line.strip());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "flags spelled out instead of read through scripts/jvm-flags.sh");
+    }
+
+    @Test
+    void surefireRunsTestsWithThemOnThisJdk() {
+        // The argLine reads the pom property; on JDK 24+ the jdk24-unsafe profile adds pinshard.jvm.jdk24Flags.
+        assertEquals(List.of(), ForkFlags.missing(ManagementFactory.getRuntimeMXBean().getInputArguments(),
+            Runtime.version().feature()));
+    }
+
+    @Test
+    void chronicleIsGone() throws IOException {
+        List<String> poms = new ArrayList<>();
+        poms.add("pom.xml");
+        for (String module : ModuleArrowsTest.LEVEL.keySet()) {
+            if (Files.exists(repo().resolve(module).resolve("pom.xml"))) {
+                poms.add(module + "/pom.xml");
+            }
+        }
+        for (String pom : poms) {
+            String text = Files.readString(repo().resolve(pom)).toLowerCase(Locale.ROOT);
+            assertTrue(!text.contains("chronicle") && !text.contains("openhft"), pom + " still names Chronicle");
+        }
+        for (String flag : ForkFlags.ALL) {
+            assertTrue(!flag.contains("chronicle") && !flag.contains("java.lang.reflect") && !flag.contains("sun.nio.ch")
+                && !flag.contains("jdk.internal.ref"), "a flag only Chronicle needed: " + flag);
+        }
+    }
+}
