@@ -32,10 +32,10 @@ for lib in libcudart.so.13 libnvrtc.so.13; do
 done
 export LD_LIBRARY_PATH
 
-java=("$bundle/runtime/bin/java"
-  --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED
-  --enable-native-access=ALL-UNNAMED -Dchronicle.analytics.disable=true -Xmx4g
+# The JVM flags from their one home (the root pom, through scripts/jvm-flags.sh), for the bundled JDK 17 runtime.
+flags="$("$(dirname "$module")/scripts/jvm-flags.sh" "$bundle/runtime/bin/java")" || fail "cannot read the JVM flags from the root pom"
+read -r -a flag_list <<< "$flags"
+java=("$bundle/runtime/bin/java" "${flag_list[@]}" -Xmx4g
   "-Dorg.bytedeco.javacpp.cachedir=${TMPDIR:-/tmp}/pinshard-javacpp-cache")
 classpath="$(ls "$bundle"/lib/*.jar | grep -v junit-console.jar | tr '\n' ':')"
 

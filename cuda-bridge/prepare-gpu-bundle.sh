@@ -57,8 +57,9 @@ echo "== linking a Java runtime"
 modules="$("$jdk/bin/jdeps" --ignore-missing-deps --print-module-deps --multi-release 17 \
   --class-path "$bundle/lib/*" "$bundle"/lib/pinshard-*.jar "$bundle/lib/junit-console.jar")"
 # Loaded reflectively or as services, so jdeps cannot see them: Unsafe (Agrona, JavaCPP), thread allocation
-# counters (tests), the zip file system (JUnit scans jars for test classes).
-modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jdk.zipfs"
+# counters (tests), the zip file system (JUnit scans jars for test classes), and the Vector API module the root
+# pom's JVM flags add (--add-modules=jdk.incubator.vector), which gpu-check.sh passes as they are.
+modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jdk.zipfs,jdk.incubator.vector"
 echo "modules: $modules"
 "$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
   --output "$bundle/runtime"
