@@ -2,7 +2,8 @@
 # GPU check for cuda-bridge, for a machine with one NVIDIA GPU, the driver and a CUDA 13 runtime, but no JDK and no
 # network. Everything comes from cuda-bridge/gpu-bundle/, made beforehand by prepare-gpu-bundle.sh on a build
 # machine. Steps: probe CUDA (stops with the reason when unusable), run the tests (CUDA classes included) with the
-# JUnit console launcher, print the measurements table (GpuCheck). Well under 8 minutes on an H100/H200.
+# JUnit console launcher, print the measurements table (GpuCheck, then DevicePipelineCheck from the test jar). Well
+# under 8 minutes on an H100/H200.
 # Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
 set -uo pipefail
 module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,10 +32,10 @@ for lib in libcudart.so.13 libnvrtc.so.13; do
 done
 export LD_LIBRARY_PATH
 
-java=("$bundle/runtime/bin/java"
-  --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED
-  --enable-native-access=ALL-UNNAMED -Dchronicle.analytics.disable=true -Xmx4g
+# The JVM flags from their one home (the root pom, through scripts/jvm-flags.sh), for the bundled JDK 17 runtime.
+flags="$("$(dirname "$module")/scripts/jvm-flags.sh" "$bundle/runtime/bin/java")" || fail "cannot read the JVM flags from the root pom"
+read -r -a flag_list <<< "$flags"
+java=("$bundle/runtime/bin/java" "${flag_list[@]}" -Xmx4g
   "-Dorg.bytedeco.javacpp.cachedir=${TMPDIR:-/tmp}/pinshard-javacpp-cache")
 classpath="$(ls "$bundle"/lib/*.jar | grep -v junit-console.jar | tr '\n' ':')"
 
@@ -56,11 +57,19 @@ timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-pa
 tests=$?
 
 echo "== 3/3 measurements"
+# GpuCheck (a tool in the main jar) measures copies and the kernel; DevicePipelineCheck (a harness in the test jar)
+# drives the device pipeline with test batches. One failing does not hide the other.
+measure() {
+  local rc=0
+  timeout 180 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck || rc=$?
+  timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.DevicePipelineCheck || rc=$?
+  return "$rc"
+}
 if [[ -n "$out" ]]; then
-  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck | tee "$out/gpu-check.txt"
+  measure | tee "$out/gpu-check.txt"
   measured=${PIPESTATUS[0]}
 else
-  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck
+  measure
   measured=$?
 fi
 echo "gpu-check: tests exit $tests, measurements exit $measured"

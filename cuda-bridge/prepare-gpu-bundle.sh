@@ -35,12 +35,13 @@ cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
 cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
 cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"
 
-# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson) and
+# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson, the
+# writer's Commons jars: the reader and writer are test-scope only, for LoaderToDeviceTest, which the bundle skips) and
 # the test engines the console launcher already contains.
 tr ':' '\n' < "$module/target/bundle.classpath" | while read -r jar; do
   [[ -n "$jar" ]] || continue
   case "$(basename "$jar")" in
-    opencv-*|openblas-*|lz4-*|chronicle-*|jackson-*|affinity-*|jna-*|posix-*|pinshard-*) ;;
+    opencv-*|openblas-*|lz4-*|chronicle-*|jackson-*|affinity-*|jna-*|posix-*|commons-*|pinshard-*) ;;
     junit-*|jqwik-*|opentest4j-*|apiguardian-*|slf4j-simple-*) ;;
     cuda-*-linux-x86_64.jar)
       # Keep only the JNI libraries gpu-check uses; the full natives jar also carries cuBLAS, cuDNN, NPP, ...
@@ -56,8 +57,9 @@ echo "== linking a Java runtime"
 modules="$("$jdk/bin/jdeps" --ignore-missing-deps --print-module-deps --multi-release 17 \
   --class-path "$bundle/lib/*" "$bundle"/lib/pinshard-*.jar "$bundle/lib/junit-console.jar")"
 # Loaded reflectively or as services, so jdeps cannot see them: Unsafe (Agrona, JavaCPP), thread allocation
-# counters (tests), the zip file system (JUnit scans jars for test classes).
-modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jdk.zipfs"
+# counters (tests), the zip file system (JUnit scans jars for test classes), and the Vector API module the root
+# pom's JVM flags add (--add-modules=jdk.incubator.vector), which gpu-check.sh passes as they are.
+modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jdk.zipfs,jdk.incubator.vector"
 echo "modules: $modules"
 "$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
   --output "$bundle/runtime"

@@ -1,6 +1,7 @@
 package io.pinshard.cuda;
 
 import io.pinshard.memory.BatchMemoryAllocator;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
@@ -91,27 +92,51 @@ public final class CudaBackend implements DeviceBackend {
             throw new OutOfMemoryError("cudaMalloc could not allocate " + bytes + " bytes on device " + device);
         }
         CudaCheck.runtime(status, "cudaMalloc(" + bytes + " bytes)");
-        return new DeviceBuffer() {
-            private boolean freed;
+        return new CudaBuffer(memory, bytes, device);
+    }
 
-            @Override
-            public long address() {
-                return memory.address();
-            }
+    /** {@code cudaMalloc} memory; refuses use after close, frees once whichever thread closes first. */
+    private static final class CudaBuffer implements DeviceBuffer {
+        private final Pointer memory;
+        private final long bytes;
+        private final int device;
+        private final AtomicBoolean freed = new AtomicBoolean();
 
-            @Override
-            public long length() {
-                return bytes;
-            }
+        CudaBuffer(Pointer memory, long bytes, int device) {
+            this.memory = memory;
+            this.bytes = bytes;
+            this.device = device;
+        }
 
-            @Override
-            public void close() {
-                if (!freed) {
-                    freed = true;
-                    CudaCheck.runtime(cudart.cudaFree(memory), "cudaFree");
-                }
+        @Override
+        public long address() {
+            ensureAccessible();
+            return memory.address();
+        }
+
+        @Override
+        public long length() {
+            ensureAccessible();
+            return bytes;
+        }
+
+        private void ensureAccessible() {
+            if (freed.get()) {
+                throw new IllegalStateException(this + " is closed");
             }
-        };
+        }
+
+        @Override
+        public void close() {
+            if (freed.compareAndSet(false, true)) {
+                CudaCheck.runtime(cudart.cudaFree(memory), "cudaFree");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "cuda device buffer of " + bytes + " bytes on device " + device;
+        }
     }
 
     @Override

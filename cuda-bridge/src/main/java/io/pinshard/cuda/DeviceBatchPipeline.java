@@ -2,6 +2,7 @@ package io.pinshard.cuda;
 
 import io.pinshard.memory.HostBatch;
 import io.pinshard.memory.NativeRegion;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -46,10 +47,7 @@ public final class DeviceBatchPipeline implements AutoCloseable {
                 slots[i] = new Slot(i);
             }
         } catch (RuntimeException | Error e) {
-            RuntimeException freeing = freeSlots();
-            if (freeing != null) {
-                e.addSuppressed(freeing);
-            }
+            CloseHelper.closeAll(e::addSuppressed, slots); // the slots made so far (the rest are null)
             throw e;
         }
     }
@@ -221,13 +219,10 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         } catch (RuntimeException e) {
             first = e;
         }
-        RuntimeException freeing = freeSlots();
         if (first == null) {
-            first = freeing;
-        } else if (freeing != null) {
-            first.addSuppressed(freeing);
-        }
-        if (first != null) {
+            CloseHelper.closeAll(slots); // frees every slot, then throws the first failure with the others suppressed
+        } else {
+            CloseHelper.closeAll(first::addSuppressed, slots);
             throw first;
         }
     }
@@ -298,23 +293,8 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         }
     }
 
-    private RuntimeException freeSlots() {
-        RuntimeException first = null;
-        for (Slot slot : slots) {
-            RuntimeException failure = slot == null ? null : slot.free();
-            if (failure != null) {
-                if (first == null) {
-                    first = failure;
-                } else {
-                    first.addSuppressed(failure);
-                }
-            }
-        }
-        return first;
-    }
-
     /** One ring entry: device buffers, the host jitter table, three events and the reusable DeviceBatch. */
-    private final class Slot {
+    private final class Slot implements AutoCloseable {
         final DeviceBatch batch;
         DeviceBuffer deviceImages;
         DeviceBuffer deviceLabels;
@@ -344,35 +324,22 @@ public final class DeviceBatchPipeline implements AutoCloseable {
                     deviceOutput = backend.allocateDevice(options.outputBytes());
                 }
             } catch (RuntimeException | Error e) {
-                RuntimeException freeing = free();
-                if (freeing != null) {
-                    e.addSuppressed(freeing);
-                }
+                CloseHelper.closeAll(e::addSuppressed, this);
                 throw e;
             }
         }
 
-        /** Frees everything the slot holds, carrying on past failures; returns the first failure, if any. */
-        RuntimeException free() {
-            RuntimeException first = null;
-            for (AutoCloseable c : new AutoCloseable[] {deviceImages, deviceLabels, deviceParams, deviceOutput,
-                hostParams, copied, ready, consumed}) {
-                if (c != null) {
-                    try {
-                        c.close();
-                    } catch (Exception e) {
-                        if (first == null) {
-                            first = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
-                        } else {
-                            first.addSuppressed(e);
-                        }
-                    }
-                }
+        /** Frees everything the slot holds, carrying on past failures; throws the first, the others suppressed. */
+        @Override
+        public void close() {
+            try {
+                CloseHelper.closeAll(deviceImages, deviceLabels, deviceParams, deviceOutput, hostParams, copied, ready,
+                    consumed);
+            } finally {
+                deviceImages = deviceLabels = deviceParams = deviceOutput = null;
+                hostParams = null;
+                copied = ready = consumed = null;
             }
-            deviceImages = deviceLabels = deviceParams = deviceOutput = null;
-            hostParams = null;
-            copied = ready = consumed = null;
-            return first;
         }
     }
 }

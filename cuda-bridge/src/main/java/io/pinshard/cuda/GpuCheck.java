@@ -1,7 +1,5 @@
 package io.pinshard.cuda;
 
-import io.pinshard.memory.HostBatch;
-import io.pinshard.memory.HostBatchSource;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import java.io.IOException;
@@ -13,15 +11,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.global.cudart;
 
 /**
- * The measurements {@code cuda-bridge/gpu-check.sh} prints on a GPU machine: host-to-device bandwidth from pageable,
+ * A tool for a GPU machine, run by {@code cuda-bridge/gpu-check.sh}: host-to-device bandwidth from pageable,
  * page-locked, registered and registered read-only mapped memory at batch sizes 64 and 256 (224x224x3 uint8), the
- * pinned peak, GPU augmentation time per batch, and the throughput of the device pipeline. {@code --probe} only
- * reports whether CUDA is usable (exit 2 when not). A benchmark, not a test: figures vary by machine.
+ * pinned peak, and GPU augmentation time per batch. {@code --probe} only reports whether CUDA is usable (exit 2 when
+ * not). It measures the hardware and the kernel through this module's public API; the throughput of the device
+ * pipeline fed by test batches is a harness and lives in test code ({@code DevicePipelineCheck}). Figures vary by
+ * machine.
  */
 public final class GpuCheck {
     private static final int SIDE = 224;
@@ -46,9 +47,9 @@ public final class GpuCheck {
                 properties.name().getString(), backend.computeCapability(), properties.totalGlobalMem() / (double) (1L << 30));
             boolean ok = section("H2D bandwidth", () -> bandwidth(backend));
             ok &= section("GPU augmentation", () -> augmentTime(backend));
-            ok &= section("device pipeline", () -> pipeline(backend));
-            System.out.println("\nloader images/s with the cuda backend: not measured by this bundle (the loader resizes"
-                + " with OpenCV, which the 64 MiB bundle leaves out); on a GPU machine with a JDK run"
+            System.out.println("\ndevice pipeline images/s: gpu-check.sh runs DevicePipelineCheck (test code) next."
+                + " Loader images/s with the cuda backend: not measured by this bundle (the loader resizes with OpenCV,"
+                + " which the 64 MiB bundle leaves out); on a GPU machine with a JDK run"
                 + " ./pinshard bench DATASET --device cuda [--gpu-augment]");
             if (!ok) {
                 System.exit(1);
@@ -191,97 +192,7 @@ public final class GpuCheck {
                     bytesMoved / (perBatch * 1e6));
             }
         } finally {
-            source.close();
-            params.close();
-            target.close();
-            hostParams.close();
-        }
-    }
-
-    /** The whole device pipeline fed by synthetic pinned host batches: copy + augment per batch, trainer waits. */
-    private static void pipeline(CudaBackend backend) {
-        int batch = 256;
-        int batches = 60;
-        AugmentSpec spec = AugmentSpec.jitter(0.4f, 0.4f, 0.4f, 1);
-        SyntheticBatch[] ring = new SyntheticBatch[4];
-        for (int i = 0; i < ring.length; i++) {
-            ring[i] = new SyntheticBatch(backend.hostAllocator().allocate((long) batch * SIDE * SIDE * 3, 4096),
-                backend.hostAllocator().allocate(batch * 4L, 64), batch);
-        }
-        int[] produced = {0};
-        HostBatchSource source = () -> produced[0] == batches ? null : ring[produced[0]++ % ring.length];
-        long start;
-        long elapsed;
-        PipelineStats stats;
-        try (DeviceBatchStream stream = new DeviceBatchStream(source,
-            new DeviceBatchPipeline(backend, new PipelineOptions(batch, SIDE, SIDE, 4, spec)), 3)) {
-            start = System.nanoTime();
-            DeviceBatch device;
-            while ((device = stream.next()) != null) {
-                device.awaitReady();
-                device.close();
-            }
-            elapsed = System.nanoTime() - start;
-            stats = stream.stats();
-        }
-        for (SyntheticBatch b : ring) {
-            b.images.close();
-            b.labels.close();
-        }
-        System.out.printf(Locale.ROOT, "%ndevice pipeline (synthetic pinned host batches of %d, copy + augment float32):"
-            + " %.0f images/s, data-wait %.1f %% of the consumer's time%n", batch, batches * (double) batch * 1e9 / elapsed,
-            stats.dataWaitPercent());
-    }
-
-    /** A host batch that is never refilled: measures the device side alone. */
-    private static final class SyntheticBatch implements HostBatch {
-        final NativeRegion images;
-        final NativeRegion labels;
-        final int size;
-
-        SyntheticBatch(NativeRegion images, NativeRegion labels, int size) {
-            this.images = images;
-            this.labels = labels;
-            this.size = size;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public int height() {
-            return SIDE;
-        }
-
-        @Override
-        public int width() {
-            return SIDE;
-        }
-
-        @Override
-        public int channels() {
-            return 3;
-        }
-
-        @Override
-        public long imagesAddress() {
-            return images.address();
-        }
-
-        @Override
-        public long labelsAddress() {
-            return labels.address();
-        }
-
-        @Override
-        public long sampleId(int index) {
-            return index;
-        }
-
-        @Override
-        public void release() {
+            CloseHelper.closeAll(source, params, target, hostParams);
         }
     }
 }

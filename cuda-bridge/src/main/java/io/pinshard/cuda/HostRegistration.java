@@ -2,6 +2,10 @@ package io.pinshard.cuda;
 
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
+import io.pinshard.memory.OwnedRegion;
+import io.pinshard.memory.RegionCountingAllocator;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.bytedeco.cuda.global.cudart;
@@ -17,7 +21,7 @@ public final class HostRegistration implements AutoCloseable {
 
     private final RawPointer start = new RawPointer();
     private final long length;
-    private boolean registered;
+    private final AtomicBoolean registered = new AtomicBoolean();
 
     private HostRegistration(long address, long length, boolean readOnly) {
         CudaAvailability.require();
@@ -25,13 +29,13 @@ public final class HostRegistration implements AutoCloseable {
             throw new IllegalArgumentException("cannot register " + length + " bytes at 0x" + Long.toHexString(address));
         }
         long first = address & -PAGE;
-        long end = (address + length + PAGE - 1) & -PAGE;
+        long end = BitUtil.align(address + length, PAGE);
         this.length = end - first;
         start.at(first, this.length);
         int flags = cudart.cudaHostRegisterPortable | (readOnly ? cudart.cudaHostRegisterReadOnly : 0);
         CudaCheck.runtime(cudart.cudaHostRegister(start, this.length, flags),
             "cudaHostRegister(" + this.length + " bytes" + (readOnly ? ", read-only" : "") + ")");
-        registered = true;
+        registered.set(true);
     }
 
     /** Page-locks {@code [address, address + length)}; {@code readOnly} is required for read-only mappings. */
@@ -62,60 +66,60 @@ public final class HostRegistration implements AutoCloseable {
         return length;
     }
 
+    /** Unregisters once, whichever thread closes first; later and racing calls do nothing. */
     @Override
     public void close() {
-        if (registered) {
-            registered = false;
+        if (registered.compareAndSet(true, false)) {
             CudaCheck.runtime(cudart.cudaHostUnregister(start), "cudaHostUnregister");
         }
     }
 
-    /** An allocator that takes memory from {@code delegate} and page-locks it in place. */
+    /**
+     * An allocator that takes memory from {@code delegate} and page-locks it in place. Each region gets whole pages of
+     * its own; closing it unregisters, then gives the memory back to {@code delegate}. Counts its live regions.
+     */
     public static BatchMemoryAllocator registering(BatchMemoryAllocator delegate) {
-        return new BatchMemoryAllocator() {
-            @Override
-            public NativeRegion allocate(long length, int alignment) {
-                // Whole pages of its own: registering a page another region already registered would fail.
-                long pages = (length + PAGE - 1) & -PAGE;
-                NativeRegion region = delegate.allocate(pages, (int) Math.max(alignment, PAGE));
-                HostRegistration registration;
-                try {
-                    registration = register(region.address(), region.length(), false);
-                } catch (RuntimeException e) {
-                    region.close();
-                    throw e;
-                }
-                return new NativeRegion() {
-                    @Override
-                    public long address() {
-                        return region.address();
-                    }
+        return new Registering(delegate);
+    }
 
-                    @Override
-                    public long length() {
-                        return length;
-                    }
+    private static final class Registering extends RegionCountingAllocator {
+        private final BatchMemoryAllocator delegate;
 
-                    @Override
-                    public boolean pageLocked() {
-                        return true;
-                    }
+        Registering(BatchMemoryAllocator delegate) {
+            super(delegate.name() + "+cuda-registered");
+            this.delegate = delegate;
+        }
 
-                    @Override
-                    public void close() {
-                        try {
-                            registration.close();
-                        } finally {
-                            region.close();
-                        }
-                    }
-                };
+        @Override
+        public NativeRegion allocate(long length, int alignment) {
+            checkAllocation(length, alignment);
+            // Whole pages of its own: registering a page another region already registered would fail.
+            NativeRegion region = delegate.allocate(BitUtil.align(length, PAGE), (int) Math.max(alignment, PAGE));
+            HostRegistration registration;
+            try {
+                registration = register(region.address(), region.length(), false);
+            } catch (RuntimeException e) {
+                CloseHelper.closeAll(e::addSuppressed, region);
+                throw e;
             }
+            return new RegisteredRegion(this, region, registration, length);
+        }
+    }
 
-            @Override
-            public String name() {
-                return delegate.name() + "+cuda-registered";
-            }
-        };
+    private static final class RegisteredRegion extends OwnedRegion {
+        private final NativeRegion region;
+        private final HostRegistration registration;
+
+        RegisteredRegion(Registering owner, NativeRegion region, HostRegistration registration, long length) {
+            super(owner, region.address(), length, true);
+            this.region = region;
+            this.registration = registration;
+        }
+
+        @Override
+        protected void release() {
+            // Unregister before the memory goes back; both are attempted even when the first fails.
+            CloseHelper.closeAll(registration, region);
+        }
     }
 }

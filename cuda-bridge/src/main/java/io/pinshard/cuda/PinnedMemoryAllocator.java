@@ -3,6 +3,8 @@ package io.pinshard.cuda;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.memory.OwnedRegion;
+import io.pinshard.memory.RegionCountingAllocator;
+import org.agrona.BitUtil;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.Pointer;
 
@@ -11,19 +13,17 @@ import org.bytedeco.javacpp.Pointer;
  * {@code cudaMemcpyAsync} from them is a true asynchronous DMA. The loader takes this as its
  * {@link BatchMemoryAllocator}. Requires CUDA ({@link CudaAvailability#require()}).
  */
-public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
+public final class PinnedMemoryAllocator extends RegionCountingAllocator {
     private static final int PAGE = 4096;
 
     public PinnedMemoryAllocator() {
+        super("cuda-pinned");
         CudaAvailability.require();
     }
 
     @Override
     public NativeRegion allocate(long length, int alignment) {
-        if (length <= 0) {
-            throw new IllegalArgumentException("pinned regions hold at least 1 byte: " + length);
-        }
-        OwnedRegion.requirePowerOfTwo(alignment);
+        checkAllocation(length, alignment);
         // cudaHostAlloc returns page-aligned memory; larger alignments get padding.
         long padding = alignment > PAGE ? alignment : 0;
         Pointer base = new Pointer();
@@ -32,25 +32,15 @@ public final class PinnedMemoryAllocator implements BatchMemoryAllocator {
             throw new OutOfMemoryError("cudaHostAlloc could not pin " + (length + padding) + " bytes");
         }
         CudaCheck.runtime(status, "cudaHostAlloc(" + (length + padding) + " bytes)");
-        return new PinnedRegion(base, OwnedRegion.align(base.address(), alignment), length);
-    }
-
-    @Override
-    public String name() {
-        return "cuda-pinned";
+        return new PinnedRegion(this, base, BitUtil.align(base.address(), alignment), length);
     }
 
     private static final class PinnedRegion extends OwnedRegion {
         private final Pointer base;
 
-        PinnedRegion(Pointer base, long address, long length) {
-            super(address, length);
+        PinnedRegion(PinnedMemoryAllocator owner, Pointer base, long address, long length) {
+            super(owner, address, length, true);
             this.base = base;
-        }
-
-        @Override
-        public boolean pageLocked() {
-            return true;
         }
 
         @Override

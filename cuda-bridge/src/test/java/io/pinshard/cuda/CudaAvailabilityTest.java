@@ -38,6 +38,8 @@ class CudaAvailabilityTest {
         assertTrue(e.getMessage().contains("--device host"), e.getMessage());
         assertThrows(IllegalStateException.class, PinnedMemoryAllocator::new);
         assertThrows(IllegalStateException.class, () -> HostRegistration.register(4096, 4096, false));
+        assertThrows(IllegalStateException.class, () -> HostRegistration.registerReadOnly(
+            new org.agrona.concurrent.UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(4096))));
         // Asking twice gives the same clear refusal, not a NoClassDefFoundError.
         assertThrows(IllegalStateException.class, () -> DeviceBackends.open("cuda"));
 

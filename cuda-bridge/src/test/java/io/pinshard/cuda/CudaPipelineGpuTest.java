@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.HostMemoryAllocator;
-import io.pinshard.memory.NativeRegion;
 import java.io.RandomAccessFile;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -16,11 +15,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The ring on a real GPU: copies, pinned and registered memory, error reporting. Skips without a device. */
+/**
+ * The ring on a real GPU from host memory the backend did not allocate (registered, pageable, a read-only mapping),
+ * and error reporting. Pinned slots, the alignment of pinned regions and the ring protocol itself are covered by the
+ * contract suites ({@link CudaBackendTest}, {@link PinnedMemoryAllocatorTest}). Skips without a device.
+ */
 class CudaPipelineGpuTest {
     @BeforeEach
     void needsCuda() {
@@ -33,7 +38,7 @@ class CudaPipelineGpuTest {
         try (CudaBackend backend = CudaBackend.open(0);
              DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, PipelineOptions.raw(4, 32, 32).withRingSize(3))) {
             for (int k = 0; k < 10; k++) {
-                TestBatch host = new TestBatch(allocator == null ? backend.hostAllocator() : allocator, "b" + k, k * 4L,
+                TestBatch host = new TestBatch(allocator, "b" + k, k * 4L,
                     4, 32, 32, k, log);
                 made.add(host);
                 DeviceBatch device = pipeline.submit(host);
@@ -48,11 +53,6 @@ class CudaPipelineGpuTest {
             assertEquals(1, b.releases, b.name + " released exactly once");
             b.free();
         }
-    }
-
-    @Test
-    void pinnedSlotsRoundTrip() {
-        roundTrip(null);
     }
 
     @Test
@@ -89,12 +89,29 @@ class CudaPipelineGpuTest {
     }
 
     @Test
-    void pinnedRegionsAreAlignedAndLocked() {
-        PinnedMemoryAllocator allocator = new PinnedMemoryAllocator();
-        try (NativeRegion region = allocator.allocate(10_000, 8192)) {
-            assertTrue(region.pageLocked());
-            assertEquals(0, region.address() % 8192);
-            assertEquals(10_000, region.length());
+    void registerReadOnlyRegistersEveryMappingAndUndoesThemWhenOneFails() throws Exception {
+        Path file = Files.createTempFile("pinshard-mapped", ".bin");
+        Files.write(file, new byte[2 * 4096 + 17]);
+        MappedByteBuffer mapping;
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            mapping = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, 2 * 4096 + 17);
+        }
+        try {
+            UnsafeBuffer first = new UnsafeBuffer(mapping, 0, 4096);
+            UnsafeBuffer second = new UnsafeBuffer(mapping, 4096, 4096 + 17);
+            HostRegistration[] both = HostRegistration.registerReadOnly(first, second);
+            assertEquals(2, both.length);
+            assertEquals(4096, both[0].length());
+            assertEquals(2 * 4096, both[1].length(), "widened to whole pages");
+            CloseHelper.closeAll(both);
+            // The second fails (no memory at address 0): the first must have been unregistered again, so registering
+            // it once more succeeds instead of failing with "already registered".
+            UnsafeBuffer nowhere = new UnsafeBuffer(0, 4096);
+            assertThrows(IllegalArgumentException.class, () -> HostRegistration.registerReadOnly(first, nowhere));
+            HostRegistration.registerReadOnly(first)[0].close();
+        } finally {
+            IoUtil.unmap(mapping);
+            Files.delete(file);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.memory.HostBatch;
 import io.pinshard.memory.HostBatchSource;
 import io.pinshard.memory.HostMemoryAllocator;
@@ -167,11 +168,16 @@ class DeviceBatchStreamTest {
         }
     }
 
+    /** The default guard's rule (10 % over a window) on a window short enough to give each step a long sleep. */
+    private static DataWaitMonitor shortWindowGuard() {
+        return new DataWaitMonitor("device batches (test)", "hint", 0.10, 10, 2);
+    }
+
     @Test
     void dataWaitGuardWarnsWhenTheTrainerStarvesAndNotOtherwise() {
         try (HostBackend backend = new HostBackend();
-             DeviceBatchStream starved = new DeviceBatchStream(source(70, 4),
-                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+             DeviceBatchStream starved = new DeviceBatchStream(source(16, 4),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1, shortWindowGuard())) {
             for (DeviceBatch b = starved.next(); b != null; b = starved.next()) {
                 b.close(); // no step time at all: every step is waiting
             }
@@ -179,10 +185,12 @@ class DeviceBatchStreamTest {
             assertTrue(starved.dataWait().dataWaitPercent() > 50, starved.dataWait().dataWaitPercent() + " %");
         }
         try (HostBackend backend = new HostBackend();
-             DeviceBatchStream fed = new DeviceBatchStream(source(70, 0),
-                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1)) {
+             DeviceBatchStream fed = new DeviceBatchStream(source(16, 0),
+                 new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3)), 1, shortWindowGuard())) {
             for (DeviceBatch b = fed.next(); b != null; b = fed.next()) {
-                sleep(3); // the step; the next batch is ready long before it ends
+                // The step: long enough that even a loaded machine's next() (tenths of a ms to a few ms here) stays
+                // under 10 % of it.
+                sleep(60);
                 b.close();
             }
             assertTrue(!fed.dataWait().warned(), "waited " + fed.dataWait().dataWaitPercent() + " %");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.HostBatch;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.SplittableRandom;
@@ -19,7 +20,7 @@ class ReferenceAugmenterTest {
     private static final float[] QUARTER_STD = {0.25f, 0.25f, 0.25f}; // invStd 4, exact in binary
 
     /** Runs the reference on a test batch with jitter factors from the spec; returns the output bytes. */
-    static byte[] augmentOnHost(TestBatch batch, AugmentSpec spec) {
+    static byte[] augmentOnHost(HostBatch batch, AugmentSpec spec) {
         int n = batch.size();
         ByteBuffer params = ByteBuffer.allocateDirect(n * JitterParams.BYTES_PER_SAMPLE);
         UnsafeBuffer table = new UnsafeBuffer(params);

@@ -14,6 +14,7 @@ final class TestBatch implements HostBatch {
     final long[] sampleIds;
     final int height;
     final int width;
+    private int size;
     final List<String> log;
     final String name;
     int releases;
@@ -27,7 +28,19 @@ final class TestBatch implements HostBatch {
         this.images = allocator.allocate((long) size * height * width * 3, 64);
         this.labels = allocator.allocate(size * 4L, 64);
         this.sampleIds = new long[size];
-        UnsafeBuffer pixels = new UnsafeBuffer(images.address(), (int) images.length());
+        refill(firstSample, size, seed);
+    }
+
+    /**
+     * New random pixels and labels for {@code size} samples (at most the capacity) from {@code firstSample}: the slot
+     * reused, as a loader does, perhaps for a short last batch.
+     */
+    void refill(long firstSample, int size, long seed) {
+        if (size < 1 || size > sampleIds.length) {
+            throw new IllegalArgumentException("size " + size + " outside 1.." + sampleIds.length);
+        }
+        this.size = size;
+        UnsafeBuffer pixels = new UnsafeBuffer(images.address(), size * height * width * 3);
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < pixels.capacity(); i++) {
             pixels.putByte(i, (byte) random.nextInt(256));
@@ -41,7 +54,7 @@ final class TestBatch implements HostBatch {
 
     @Override
     public int size() {
-        return sampleIds.length;
+        return size;
     }
 
     @Override
@@ -82,8 +95,9 @@ final class TestBatch implements HostBatch {
         }
     }
 
+    /** The pixels of the current {@link #size()} images. */
     byte[] pixelBytes() {
-        byte[] copy = new byte[(int) images.length()];
+        byte[] copy = new byte[size * height * width * 3];
         new UnsafeBuffer(images.address(), copy.length).getBytes(0, copy);
         return copy;
     }

@@ -1,0 +1,18 @@
+package io.pinshard.cuda;
+
+import io.pinshard.memory.AbstractBatchMemoryAllocatorTest;
+import io.pinshard.memory.BatchMemoryAllocator;
+
+/** The allocator contract on {@code cudaHostAlloc} memory; skips with the probe's reason without a CUDA driver. */
+class PinnedMemoryAllocatorTest extends AbstractBatchMemoryAllocatorTest {
+    @Override
+    protected BatchMemoryAllocator createAllocator() {
+        CudaTestSupport.assumeCuda();
+        return new PinnedMemoryAllocator();
+    }
+
+    @Override
+    protected boolean pageLocked() {
+        return true;
+    }
+}
