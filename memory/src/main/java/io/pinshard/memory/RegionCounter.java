@@ -10,8 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RegionCounter {
     private final AtomicLong regions = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong opened = new AtomicLong();
 
     void opened(long length) {
+        opened.incrementAndGet();
         regions.incrementAndGet();
         bytes.addAndGet(length);
     }
@@ -24,6 +26,11 @@ final class RegionCounter {
     /** Regions not yet closed. */
     long regions() {
         return regions.get();
+    }
+
+    /** Regions handed out since the allocator was made, closed or not. */
+    long opened() {
+        return opened.get();
     }
 
     /** Bytes of those regions, as requested (alignment padding not included). */

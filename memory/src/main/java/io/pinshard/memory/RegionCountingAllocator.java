@@ -24,6 +24,11 @@ public abstract class RegionCountingAllocator implements BatchMemoryAllocator {
         return live.regions();
     }
 
+    /** Regions handed out so far, closed or not. */
+    public final long allocatedRegions() {
+        return live.opened();
+    }
+
     @Override
     public final long liveBytes() {
         return live.bytes();

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pinshard.format.Codec;
 import io.pinshard.reader.Dataset;
 import io.pinshard.memory.BatchMemoryAllocator;
+import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -77,7 +78,7 @@ class BatchRingDescriptorTest {
     @Test
     void loaderRefusesAnAllocatorThatIgnoresTheAlignmentAndFreesWhatItGot() throws Exception {
         Path dir = TestDatasets.write(temp.resolve("d"), 8, Codec.RAW, 3, 1 << 20);
-        CountingAllocator counted = new CountingAllocator();
+        HostMemoryAllocator counted = new HostMemoryAllocator();
         BatchMemoryAllocator offByOneLine = new BatchMemoryAllocator() {
             @Override
             public NativeRegion allocate(long length, int alignment) {
@@ -103,7 +104,7 @@ class BatchRingDescriptorTest {
             e = assertThrows(IllegalStateException.class, () -> Loader.open(dataset, slots));
             assertTrue(e.getMessage().contains("batch slot") && e.getMessage().contains("aligned"), e.getMessage());
         }
-        assertEquals(2, counted.allocated.get());
-        assertEquals(0, counted.live.get(), "the refused regions are freed");
+        assertEquals(2, counted.allocatedRegions());
+        assertEquals(0, counted.liveRegions(), "the refused regions are freed");
     }
 }

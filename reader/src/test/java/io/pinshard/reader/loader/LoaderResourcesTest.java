@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
+import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,8 +97,8 @@ class LoaderResourcesTest {
     @Test
     void thousandOpenIterateBreakCloseCyclesLeakNoThreadsAndNoNativeMemory() throws Exception {
         Path dir = TestDatasets.write(temp.resolve("cycles"), 50, Codec.LZ4, 3, 1 << 20);
-        CountingAllocator batches = new CountingAllocator();
-        CountingAllocator scratch = new CountingAllocator();
+        HostMemoryAllocator batches = new HostMemoryAllocator();
+        HostMemoryAllocator scratch = new HostMemoryAllocator();
         LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(3)
             .allocator(batches).scratchAllocator(scratch).build();
         try (Dataset dataset = Dataset.open(dir)) {
@@ -114,9 +115,9 @@ class LoaderResourcesTest {
             }
         }
         assertEquals(0, loaderThreads("pinshard-loader-").size(), "loader threads still alive");
-        assertEquals(0, batches.live.get(), "batch regions still allocated");
-        assertEquals(0, scratch.live.get(), "control regions still allocated");
-        assertEquals(3000, batches.allocated.get(), "3 slots per loader");
+        assertEquals(0, batches.liveRegions(), "batch regions still allocated");
+        assertEquals(0, scratch.liveRegions(), "control regions still allocated");
+        assertEquals(3000, batches.allocatedRegions(), "3 slots per loader");
     }
 
     @Test
