@@ -131,6 +131,12 @@ public final class IndexEntryFlyweight {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "lz4 payload of " + length
                 + " bytes is longer than any LZ4 block of " + decoded + " bytes can be");
         }
+        if (codec == Codec.LZ4 && decoded > MAX_LZ4_EXPANSION * length) {
+            // A hostile entry claiming a huge shape for a small block would make readers reserve that much.
+            throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "lz4 payload of " + length + " bytes cannot decode to "
+                + height + "x" + width + "x" + channels + " (" + decoded + " bytes): an LZ4 block expands at most "
+                + MAX_LZ4_EXPANSION + " times");
+        }
         if (label() < NO_LABEL) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "label " + label() + " is negative");
         }
@@ -143,6 +149,9 @@ public final class IndexEntryFlyweight {
         }
         return start + length;
     }
+
+    /** Most bytes one byte of an LZ4 block can decode to (each match-length extension byte adds 255). */
+    public static final long MAX_LZ4_EXPANSION = 255;
 
     /** Upper bound of an LZ4 block for {@code n} input bytes (LZ4_compressBound). */
     public static long maxLz4BlockLength(long n) {

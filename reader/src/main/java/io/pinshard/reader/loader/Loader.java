@@ -76,7 +76,7 @@ public final class Loader implements AutoCloseable {
         this.views = new RecordView[options.workers()];
         try {
             for (int w = 0; w < processors.length; w++) {
-                processors[w] = new SampleProcessor(options, maxDecoded, lz4);
+                processors[w] = new SampleProcessor(options, dataset);
                 views[w] = new RecordView();
             }
         } catch (RuntimeException | Error e) {
