@@ -203,11 +203,21 @@ public final class Dataset implements AutoCloseable {
         return guard;
     }
 
-    /** Refuses new reads, waits for reads in progress, then unmaps every shard. Idempotent, any thread. */
+    /**
+     * Refuses new reads, waits for reads in progress, then unmaps every shard. Idempotent, any thread. After a
+     * shard changed under its mapping the wait is bounded ({@link ReadGuard#close()}) and the mappings are left
+     * to the garbage collector.
+     */
     @Override
     public void close() {
-        if (guard.close()) {
-            CloseHelper.closeAll(shards);
+        switch (guard.close()) {
+            case CLOSED -> CloseHelper.closeAll(shards);
+            case READERS_MAY_REMAIN -> { // after a mapping fault: refuse reads, leave the unmapping to the GC
+                for (MappedShard shard : shards) {
+                    shard.abandon();
+                }
+            }
+            case ALREADY_CLOSED -> { }
         }
     }
 

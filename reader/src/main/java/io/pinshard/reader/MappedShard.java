@@ -172,8 +172,13 @@ public final class MappedShard implements AutoCloseable {
     /** Waits for readers inside {@link #acquire()}, then unmaps; harmless when called again. */
     @Override
     public void close() {
-        if (guard.close()) {
+        if (guard.close() == ReadGuard.Outcome.CLOSED) {
             IoUtil.unmap(mapping);
         }
+    }
+
+    /** Refuses further use without unmapping: the mapping goes when the garbage collector finds it unreachable. */
+    void abandon() {
+        guard.close();
     }
 }

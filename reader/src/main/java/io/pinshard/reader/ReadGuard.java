@@ -63,18 +63,47 @@ public final class ReadGuard {
     /**
      * Refuses new reads and waits for the active ones to finish.
      *
-     * @return true for the call that closed it, false when it was closed already
+     * <p>One exception to waiting: once a guarded read has faulted on a changed file ({@link #mappingFaulted()}),
+     * HotSpot may have thrown its asynchronous error between an {@code acquire} and its {@code release}, so the
+     * count can stay above zero with no reader inside. Then, after waiting {@value #FAULTED_WAIT_MILLIS} ms,
+     * close gives up and returns false: the caller must leave the memory to the garbage collector rather than
+     * release it under a reader that might still be there.
+     *
+     * @return {@link Outcome#CLOSED}: this call closed it and no reader is inside, release the memory now;
+     *         {@link Outcome#ALREADY_CLOSED}; or {@link Outcome#READERS_MAY_REMAIN} after a fault
      */
-    public boolean close() {
+    public Outcome close() {
         long before = (long) STATE.getAndBitwiseOr(this, CLOSED);
+        long deadline = 0;
         for (int spins = 0; ((long) STATE.getVolatile(this) & ~CLOSED) != 0; spins++) {
             if (spins < 100) {
                 Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(10_000); // a reader is inside one record: microseconds
+                continue;
             }
+            if (faultSeen) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + FAULTED_WAIT_MILLIS * 1_000_000L;
+                } else if (now - deadline > 0) {
+                    return before >= 0 ? Outcome.READERS_MAY_REMAIN : Outcome.ALREADY_CLOSED;
+                }
+            }
+            LockSupport.parkNanos(10_000); // a reader is inside one record: microseconds
         }
-        return before >= 0;
+        return before >= 0 ? Outcome.CLOSED : Outcome.ALREADY_CLOSED;
+    }
+
+    /** What {@link #close()} found. */
+    public enum Outcome {
+        CLOSED, ALREADY_CLOSED, READERS_MAY_REMAIN
+    }
+
+    static final long FAULTED_WAIT_MILLIS = 1_000;
+    private static volatile boolean faultSeen;
+
+    /** Records that a guarded read of some mapping faulted (a file changed under it); see {@link #close()}. */
+    public static void mappingFaulted() {
+        faultSeen = true;
     }
 
     @Override

@@ -166,7 +166,11 @@ public final class RecordView {
      * ({@link #copyPayload}).
      */
     public long payloadAddress() {
-        return shardOrThrow().buffer.addressOffset() + payloadOffset;
+        MappedShard mapped = shardOrThrow();
+        if (guard.isClosed()) {
+            throw guard.closedException();
+        }
+        return mapped.buffer.addressOffset() + payloadOffset;
     }
 
     public int storedCrc() {
@@ -265,6 +269,7 @@ public final class RecordView {
      * of a truncated file into {@link InternalError} for its own Unsafe accesses).
      */
     public static ShardFormatException changedWhileMapped(String dataset, String shard, long record, Throwable fault) {
+        ReadGuard.mappingFaulted();
         return new ShardFormatException(Kind.TRUNCATED, dataset, shard, record,
             "shard changed or truncated while mapped (" + fault.getMessage() + ")", fault);
     }

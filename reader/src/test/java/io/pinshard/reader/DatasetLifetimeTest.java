@@ -52,6 +52,8 @@ class DatasetLifetimeTest {
             assertThrows(IllegalStateException.class, view::key);
             assertThrows(IllegalStateException.class, () -> view.copyKey(out, 0));
             assertThrows(IllegalStateException.class, () -> view.payloadIntact(new io.pinshard.format.Crc32c()));
+            assertThrows(IllegalStateException.class, view::payloadAddress);
+            assertThrows(IllegalStateException.class, view::buffer);
         }
     }
 

@@ -60,6 +60,17 @@ class TruncatedShardTest {
         command.add(dir.toString());
         command.addAll(List.of(mode.split(" "))); // "payload N": record N (raw, lz4, jpeg, grey raw) after truncation
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Thread watchdog = new Thread(() -> { // a hung child (e.g. a close waiting forever) fails the test, not the build
+            try {
+                if (!child.waitFor(120, TimeUnit.SECONDS)) {
+                    child.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                child.destroyForcibly();
+            }
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
         StringBuilder output = new StringBuilder();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
