@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Loader throughput against PyTorch's DataLoader on the same real photos, in one run.
 # Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
-#   Prepares (once) the cached photos at shorter side 320 as raw, lz4 and jpeg pinshard datasets plus the
-#   same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
+#   Prepares (once, scripts/prepare-bench-data.sh) the cached photos at shorter side 320 as raw, lz4 and jpeg
+#   pinshard datasets plus the same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
 #   (and raw once more with --resampler opencv, the fallback)
 #   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
 #   markdown table. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
@@ -17,20 +17,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: $0 [--seconds S] [--workers N] [--copies C]" >&2; exit 2 ;;
   esac
 done
-data="${PINSHARD_BENCH_DATA:-$HOME/.cache/pinshard/bench-320-x$copies}"
-photos="$("$root/scripts/fetch-photos.sh")"
+data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
-./pinshard --version >/dev/null  # builds cli/target/pinshard.jar when stale
-if [[ ! -f "$data/.complete" ]]; then
-  echo "preparing $data (shorter side 320, INTER_AREA, $copies copies of each photo) ..." >&2
-  rm -rf "$data"
-  mvn -q -B -o -pl reader -am test-compile >&2
-  jvm_flags="$("$root/scripts/jvm-flags.sh" java)"  # fails the script when the pom lacks them
-  read -r -a flags <<< "$jvm_flags"
-  java "${flags[@]}" -cp cli/target/pinshard.jar:reader/target/test-classes io.pinshard.reader.loader.PreparePhotos \
-    "$photos" "$data" 320 "$copies" >&2
-  touch "$data/.complete"
-fi
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || { echo "bench-loader: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 3; }
 results="$(mktemp)"
 for run in raw lz4 jpeg raw:opencv; do

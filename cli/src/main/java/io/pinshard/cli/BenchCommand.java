@@ -10,6 +10,7 @@ import io.pinshard.reader.loader.LoaderBatchSource;
 import io.pinshard.cuda.PipelineOptions;
 import io.pinshard.cuda.PipelineStats;
 import io.pinshard.format.Json;
+import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.memory.DataWaitMonitor;
@@ -67,7 +68,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")
     boolean eval;
 
-    @Option(names = "--check-crc", description = "Check every payload's CRC32C.")
+    @Option(names = "--crc", defaultValue = "auto", paramLabel = "MODE", description = "Payload CRC32C checks: auto "
+        + "(jpeg and lz4), always or never (default ${DEFAULT-VALUE}).")
+    String crc;
+
+    @Option(names = "--check-crc", description = "Same as --crc always.")
     boolean checkCrc;
 
     @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
@@ -94,7 +99,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop).order(SampleOrder.parse(order))
-            .seed(seed).checkCrc(checkCrc).mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN)
+            .seed(seed).crcCheck(checkCrc ? CrcCheck.ALWAYS : CrcCheck.fromLabel(crc)).mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN)
             .resampler(Resampler.parse(resampler))
             // No trainer here: data wait is ~100 % by design, so the guard's warning would only add noise.
             .dataWaitWarning(1e9, 50);
@@ -191,6 +196,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
         result.put("allocator", options.allocator().name());
+        result.put("crc_check", options.crcCheck().label() + " (" + checkedCodecs(options.crcCheck()) + ")");
         result.put("resampler", options.resampler().effective().name().toLowerCase(Locale.ROOT));
         if (lane != null) {
             PipelineStats deviceAfter = lane.stream.stats();
@@ -248,5 +254,16 @@ final class BenchCommand implements Callable<Integer> {
             }
             pipeline.awaitCopies(); // every loader batch back before the epoch ends
         }
+    }
+
+    /** Which codecs' payloads get their CRC32C checked under {@code mode}, for the report. */
+    private static String checkedCodecs(CrcCheck mode) {
+        StringBuilder codecs = new StringBuilder();
+        for (io.pinshard.format.Codec codec : io.pinshard.format.Codec.values()) {
+            if (mode.checks(codec)) {
+                codecs.append(codecs.length() == 0 ? "" : ", ").append(codec.label());
+            }
+        }
+        return codecs.length() == 0 ? "none checked" : codecs + " checked";
     }
 }

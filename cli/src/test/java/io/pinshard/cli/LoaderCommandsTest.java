@@ -68,6 +68,20 @@ class LoaderCommandsTest {
     }
 
     @Test
+    void benchSaysWhichPayloadCrcsItChecked() throws Exception {
+        String data = dataset().toString();
+        for (String[] mode : new String[][] {{"auto", "auto (lz4, jpeg checked)"}, {"always", "always (raw, lz4, jpeg checked)"},
+                {"never", "never (none checked)"}}) {
+            String[] result = run("bench", data, "--batch", "5", "--crop", "16", "--workers", "1",
+                "--seconds", "0.1", "--warmup", "0", "--crc", mode[0], "--json");
+            assertEquals("0", result[0], result[2]);
+            assertEquals(mode[1], new ObjectMapper().readTree(result[1]).get("crc_check").asText(), result[1]);
+        }
+        String[] bad = run("bench", data, "--seconds", "0.1", "--crc", "sometimes");
+        assertTrue(!"0".equals(bad[0]) && bad[2].contains("sometimes"), bad[2]);
+    }
+
+    @Test
     void benchRefusesWhatIsNotADataset() {
         String[] result = run("bench", temp.resolve("missing").toString(), "--seconds", "0.1");
         assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), result[0]);

@@ -1,6 +1,8 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.IndexEntryFlyweight;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardLayout;
@@ -15,22 +17,36 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One shard file mapped read-only. Opening validates the whole structure (header, footer, section
- * tiling, index checksum, every index entry) before anything else may read it, so the offsets in the
- * index can afterwards be used directly. The mapping is released by {@link #close()}.
+ * tiling, index checksum, every index entry) and records the largest payload and decoded size per codec,
+ * which bound what any later read of this shard may claim (the index can change under the mapping: readers
+ * re-check each entry they use, see {@link RecordView}). The mapping is released by {@link #close()}, after
+ * which {@link #buffer()} refuses; closing twice is harmless.
  */
 public final class MappedShard implements AutoCloseable {
     private final Path path;
     private final String dataset;
     private final MappedByteBuffer mapping;
-    private final UnsafeBuffer buffer;
+    final UnsafeBuffer buffer;
     private final ShardStructure structure;
+    private final ReadGuard guard;
+    private final long[] maxPayloadBytes;
+    private final long[] maxDecodedBytes;
 
-    private MappedShard(Path path, String dataset, MappedByteBuffer mapping, ShardStructure structure) {
+    private MappedShard(Path path, String dataset, MappedByteBuffer mapping, UnsafeBuffer buffer,
+                        ShardStructure structure, long[] maxPayloadBytes, long[] maxDecodedBytes) {
         this.path = path;
         this.dataset = dataset;
         this.mapping = mapping;
-        this.buffer = new UnsafeBuffer(mapping);
+        this.buffer = buffer;
         this.structure = structure;
+        this.guard = new ReadGuard("shard " + path);
+        this.maxPayloadBytes = maxPayloadBytes;
+        this.maxDecodedBytes = maxDecodedBytes;
+    }
+
+    /** Maps and validates a shard against the format's limits only. */
+    public static MappedShard open(Path path, String dataset, boolean checkIndexCrc) {
+        return open(path, dataset, checkIndexCrc, RecordLimits.NONE);
     }
 
     /**
@@ -38,8 +54,9 @@ public final class MappedShard implements AutoCloseable {
      *
      * @param dataset       the dataset's name for error messages (may be null)
      * @param checkIndexCrc whether to checksum the index at open (a scan of 40 bytes per record)
+     * @param limits        the shapes the dataset's preprocessing allows ({@link RecordLimits#of})
      */
-    public static MappedShard open(Path path, String dataset, boolean checkIndexCrc) {
+    public static MappedShard open(Path path, String dataset, boolean checkIndexCrc, RecordLimits limits) {
         String shardName = path.getFileName().toString();
         long size;
         try {
@@ -57,15 +74,43 @@ public final class MappedShard implements AutoCloseable {
         MappedByteBuffer mapping;
         try {
             mapping = IoUtil.mapExistingFile(path.toFile(), FileChannel.MapMode.READ_ONLY, shardName, 0, size);
-        } catch (RuntimeException e) {
-            throw new ShardFormatException(Kind.IO_ERROR, dataset, shardName, -1, "cannot map: " + e.getMessage(), e);
+        } catch (Exception e) { // Agrona rethrows FileChannel.map's checked IOException ("Map failed") unchecked
+            throw new ShardFormatException(Kind.IO_ERROR, dataset, shardName, -1, "cannot map: " + e, e);
         }
         try {
-            ShardStructure structure = ShardStructure.read(new UnsafeBuffer(mapping), new Crc32c(), checkIndexCrc);
-            return new MappedShard(path, dataset, mapping, structure);
+            UnsafeBuffer buffer = new UnsafeBuffer(mapping);
+            ShardStructure structure = ShardStructure.read(buffer, new Crc32c(), checkIndexCrc);
+            long[] maxPayload = new long[Codec.values().length];
+            long[] maxDecoded = new long[Codec.values().length];
+            scanEntries(buffer, structure, limits, maxPayload, maxDecoded);
+            return new MappedShard(path, dataset, mapping, buffer, structure, maxPayload, maxDecoded);
         } catch (ShardFormatException e) {
             IoUtil.unmap(mapping);
             throw e.in(dataset, shardName);
+        } catch (InternalError e) {
+            IoUtil.unmap(mapping);
+            throw RecordView.changedWhileMapped(dataset, shardName, -1, e);
+        } catch (RuntimeException | Error e) {
+            IoUtil.unmap(mapping);
+            throw e;
+        }
+    }
+
+    /** Checks the dataset limits for every (already validated) entry and records the largest sizes per codec. */
+    private static void scanEntries(UnsafeBuffer file, ShardStructure structure, RecordLimits limits,
+                                    long[] maxPayload, long[] maxDecoded) {
+        IndexEntryFlyweight entry = new IndexEntryFlyweight();
+        for (long i = 0; i < structure.recordCount(); i++) {
+            entry.wrap(file, structure.entryOffset(i));
+            try {
+                limits.check(entry.height(), entry.width());
+            } catch (ShardFormatException e) {
+                throw e.atRecord(i);
+            }
+            int codec = entry.codecId();
+            maxPayload[codec] = Math.max(maxPayload[codec], entry.payloadLength());
+            maxDecoded[codec] = Math.max(maxDecoded[codec],
+                ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels()));
         }
     }
 
@@ -81,8 +126,11 @@ public final class MappedShard implements AutoCloseable {
         return dataset;
     }
 
-    /** The whole file; offsets are file offsets. */
+    /** The whole file; offsets are file offsets. Valid until {@link #close()}, refused after it. */
     public UnsafeBuffer buffer() {
+        if (guard.isClosed()) {
+            throw guard.closedException();
+        }
         return buffer;
     }
 
@@ -94,8 +142,43 @@ public final class MappedShard implements AutoCloseable {
         return structure.recordCount();
     }
 
+    /** Largest payload of any {@code codec} record at open (0 when it holds none). */
+    public long maxPayloadBytes(Codec codec) {
+        return maxPayloadBytes[codec.id()];
+    }
+
+    /** Largest decoded size of any {@code codec} record at open (0 when it holds none). */
+    public long maxDecodedBytes(Codec codec) {
+        return maxDecodedBytes[codec.id()];
+    }
+
+    /** Enters a read of this shard's mapping on its own (a {@link Dataset} guards all its shards with one guard). */
+    public void acquire() {
+        guard.acquire();
+    }
+
+    public void release() {
+        guard.release();
+    }
+
+    ReadGuard guard() {
+        return guard;
+    }
+
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /** Waits for readers inside {@link #acquire()}, then unmaps; harmless when called again. */
     @Override
     public void close() {
-        IoUtil.unmap(mapping);
+        if (guard.close() == ReadGuard.Outcome.CLOSED) {
+            IoUtil.unmap(mapping);
+        }
+    }
+
+    /** Refuses further use without unmapping: the mapping goes when the garbage collector finds it unreachable. */
+    void abandon() {
+        guard.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.JpegFrame;
 import io.pinshard.format.ShardFormatException;
@@ -8,26 +9,64 @@ import java.nio.ByteBuffer;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Turns a record's payload into uint8 pixels (height x width x channels) in a caller-supplied
- * off-heap buffer: raw is copied, lz4 decompressed (with the bounds-checking decompressor: payloads
- * are untrusted), jpeg decoded. One decoder per thread; raw and lz4 decoding allocate nothing.
+ * The one home of record decoding, for callers ({@link #decode}) and the loader's workers alike: a record's
+ * payload to uint8 pixels (height x width x channels), with the CRC32C check its {@link CrcCheck} asks for,
+ * the LZ4 length checks and the JPEG frame check.
+ *
+ * <p>Compressed payloads are first copied out of the mapping with a JVM-guarded copy into scratch this
+ * decoder owns ({@link #readPayload}); the CRC, LZ4 (JNI) and libjpeg then read only that copy. Native code
+ * reading a mapping whose file was truncated would crash the JVM with SIGBUS; a guarded copy instead faults
+ * into a {@link ShardFormatException} "shard changed or truncated while mapped". Raw payloads are copied
+ * with guarded copies straight to the destination. Scratch grows to the largest record decoded (each record
+ * re-checked against the dataset's sizes at open, so a rewritten index cannot inflate it), or is sized up front
+ * by {@link #RecordDecoder(CrcCheck, long, long)}. One decoder per thread; raw and lz4 decoding allocate nothing
+ * once the scratch has its size.
  */
-public final class RecordDecoder {
-    private final boolean checkCrc;
+public final class RecordDecoder implements AutoCloseable {
+    private static final int MIN_SCRATCH = 1 << 16;
+
+    private final CrcCheck crcCheck;
     private final Crc32c crc = new Crc32c();
     private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
     private final UnsafeBuffer addressView = new UnsafeBuffer(0, 0);
-    private ByteBuffer mappingSource;
-    private ByteBuffer mappingView;
+    private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
+    private ByteBuffer payloadMemory;
+    private ByteBuffer decodedMemory;
     private JpegDecoder jpeg;
 
-    /** @param checkCrc whether every decode first checks the payload's CRC32C */
+    /** @param checkCrc true for {@link CrcCheck#ALWAYS}, false for {@link CrcCheck#NEVER} */
     public RecordDecoder(boolean checkCrc) {
-        this.checkCrc = checkCrc;
+        this(checkCrc ? CrcCheck.ALWAYS : CrcCheck.NEVER);
+    }
+
+    public RecordDecoder(CrcCheck crcCheck) {
+        this(crcCheck, 0, 0);
+    }
+
+    /**
+     * A decoder with scratch made up front (nothing allocated later for records within these sizes).
+     *
+     * @param payloadCapacity largest compressed payload to copy (see {@link Dataset#maxPayloadBytes})
+     * @param decodedCapacity largest lz4 record to decompress into scratch (see {@link Dataset#maxDecodedBytes})
+     */
+    public RecordDecoder(CrcCheck crcCheck, long payloadCapacity, long decodedCapacity) {
+        this.crcCheck = crcCheck;
+        if (payloadCapacity > 0) {
+            payloadMemory = allocate(payloadCapacity);
+        }
+        if (decodedCapacity > 0) {
+            decodedMemory = allocate(decodedCapacity);
+        }
+    }
+
+    public CrcCheck crcCheck() {
+        return crcCheck;
     }
 
     /**
@@ -35,7 +74,8 @@ public final class RecordDecoder {
      * backed by native memory (a direct buffer, a mapping, or an address).
      *
      * @return the number of bytes written, {@link RecordView#decodedBytes()}
-     * @throws ShardFormatException naming dataset, shard and record when the payload is corrupt
+     * @throws ShardFormatException  naming dataset, shard and record when the payload is corrupt
+     * @throws IllegalStateException when the record's dataset is closed
      */
     public int decode(RecordView record, MutableDirectBuffer destination, int offset) {
         int decoded = record.decodedBytes();
@@ -52,86 +92,165 @@ public final class RecordDecoder {
         if (capacity < decoded) {
             throw new IllegalArgumentException(record + " needs " + decoded + " bytes, the destination holds " + capacity);
         }
-        if (checkCrc && !record.payloadIntact(crc)) {
-            throw corrupt(record, Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
-        }
-        switch (record.codec()) {
-            case RAW -> {
-                addressView.wrap(address, decoded);
-                addressView.putBytes(0, record.buffer(), record.payloadOffset(), decoded);
-            }
-            case LZ4 -> decompressLz4(record, address, decoded);
-            case JPEG -> {
-                checkJpegFrame(record);
-                if (jpeg == null) {
-                    jpeg = new JpegDecoder();
-                }
-                String problem = jpeg.decode(record.payloadAddress(), record.payloadLength(), record.height(),
-                    record.width(), record.channels(), address);
-                if (problem != null) {
-                    throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, problem);
-                }
-            }
-            default -> throw new IllegalStateException("unreachable: validated codec " + record.codec());
+        try {
+            decodeChecked(record, address, decoded);
+        } catch (InternalError fault) { // a guarded copy's fault, reported after the copy returned (JDK 17)
+            MappedShard shard = record.shard();
+            throw RecordView.changedWhileMapped(shard.dataset(), shard.name(), record.recordInShard(), fault);
         }
         return decoded;
     }
 
+    private void decodeChecked(RecordView record, long address, int decoded) {
+        switch (record.codec()) {
+            case RAW -> {
+                record.copyPayload(0, decoded, address);
+                if (crcCheck.checks(Codec.RAW)) {
+                    addressView.wrap(address, decoded);
+                    checkCrc(record, addressView);
+                }
+            }
+            case LZ4 -> {
+                long source = readPayload(record);
+                addressView.wrap(decompressLz4(record, source), decoded);
+                addressView.getBytes(0, scratchView(address, decoded), 0, decoded);
+            }
+            case JPEG -> {
+                long source = readPayload(record);
+                String problem = jpeg().decodeInto(source, record.payloadLength(), record.height(), record.width(),
+                    record.channels(), address);
+                if (problem != null) {
+                    throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, problem);
+                }
+            }
+            default -> throw new IllegalStateException("unreachable: validated codec " + record.codec());
+        }
+    }
+
+    private UnsafeBuffer scratchView(long address, int length) {
+        payloadView.wrap(address, length);
+        return payloadView;
+    }
+
+    /**
+     * Copies {@code record}'s payload into this decoder's scratch with a guarded copy and checks its CRC32C
+     * when {@link #crcCheck()} asks for it for the record's codec; for jpeg also checks that the stream's
+     * frame matches the index (before libjpeg allocates anything from it).
+     *
+     * @return the native address of the copy, valid until the next call
+     * @throws ShardFormatException naming the record when the payload is corrupt or the mapping faulted
+     */
+    public long readPayload(RecordView record) {
+        try {
+            return readPayloadChecked(record);
+        } catch (InternalError fault) { // a guarded copy's fault, reported after the copy returned (JDK 17)
+            MappedShard shard = record.shard();
+            throw RecordView.changedWhileMapped(shard.dataset(), shard.name(), record.recordInShard(), fault);
+        }
+    }
+
+    private long readPayloadChecked(RecordView record) {
+        int length = record.payloadLength();
+        payloadMemory = ensure(payloadMemory, length);
+        long address = BufferUtil.address(payloadMemory);
+        record.copyPayload(0, length, address);
+        payloadView.wrap(payloadMemory, 0, length);
+        if (crcCheck.checks(record.codec())) {
+            checkCrc(record, payloadView);
+        }
+        if (record.codec() == Codec.JPEG) {
+            checkJpegFrame(record, payloadView);
+        }
+        return address;
+    }
+
+    private void checkCrc(RecordView record, UnsafeBuffer payload) {
+        if (crc.compute(payload, 0, record.payloadLength()) != record.storedCrc()) {
+            throw record.corrupt(Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
+        }
+    }
+
+    /**
+     * Decompresses the lz4 payload {@link #readPayload} copied to {@code source} into this decoder's scratch.
+     *
+     * @return the native address of the {@link RecordView#decodedBytes()} pixels, valid until the next call
+     */
+    public long decompressLz4(RecordView record, long source) {
+        int decoded = record.decodedBytes();
+        decodedMemory = ensure(decodedMemory, decoded);
+        if (source != BufferUtil.address(payloadMemory)) {
+            throw new IllegalArgumentException("lz4 source must be the copy readPayload made");
+        }
+        int written;
+        try {
+            written = lz4.decompress(payloadMemory, 0, record.payloadLength(), decodedMemory, 0, decoded);
+        } catch (LZ4Exception e) {
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "lz4 block is malformed: " + e.getMessage());
+        }
+        if (written != decoded) {
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD,
+                "lz4 block decompresses to " + written + " bytes, the index says " + decoded);
+        }
+        return BufferUtil.address(decodedMemory);
+    }
+
+    /** Scratch of at least {@code bytes} for the caller's own copies (the loader's raw rows); valid until the next call. */
+    public long decodeScratch(int bytes) {
+        decodedMemory = ensure(decodedMemory, bytes);
+        return BufferUtil.address(decodedMemory);
+    }
+
+    /** This decoder's JPEG decoder (OpenCV loads on first use). */
+    public JpegDecoder jpeg() {
+        if (jpeg == null) {
+            jpeg = new JpegDecoder();
+        }
+        return jpeg;
+    }
+
     /** The stream's own frame must match the index before OpenCV allocates anything from it. */
-    private static void checkJpegFrame(RecordView record) {
-        long frame = JpegFrame.read(record.buffer(), record.payloadOffset(), record.payloadLength());
+    private static void checkJpegFrame(RecordView record, UnsafeBuffer payload) {
+        long frame = JpegFrame.read(payload, 0, record.payloadLength());
         if (frame == JpegFrame.MALFORMED) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "jpeg payload has no frame header or does not end with EOI");
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg payload has no frame header or does not end with EOI");
         }
         int components = JpegFrame.components(frame);
         if (JpegFrame.height(frame) != record.height() || JpegFrame.width(frame) != record.width()
             || (components != 1 && components != 3 && components != 4)) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "jpeg frame is " + JpegFrame.height(frame) + "x"
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg frame is " + JpegFrame.height(frame) + "x"
                 + JpegFrame.width(frame) + " with " + components + " components, the index says "
                 + record.height() + "x" + record.width() + "x" + record.channels());
         }
     }
 
-    private void decompressLz4(RecordView record, long address, int decoded) {
-        ByteBuffer source = record.buffer().byteBuffer();
-        if (mappingSource != source) {
-            mappingSource = source;
-            mappingView = source.duplicate();
+    private static ByteBuffer ensure(ByteBuffer memory, long bytes) {
+        if (memory != null && memory.capacity() >= bytes) {
+            return memory;
         }
-        addressView.wrap(address, decoded);
-        ByteBuffer target = addressView.byteBuffer();
-        int written;
-        try {
-            if (target != null) {
-                written = lz4.decompress(mappingView, record.payloadOffset(), record.payloadLength(), target, 0, decoded);
-            } else {
-                written = decompressThroughScratch(record, address, decoded);
-            }
-        } catch (LZ4Exception e) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "lz4 block is malformed: " + e.getMessage());
+        if (memory != null) {
+            BufferUtil.free(memory);
         }
-        if (written != decoded) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD,
-                "lz4 block decompresses to " + written + " bytes, the index says " + decoded);
-        }
+        return allocate(Math.max(bytes, MIN_SCRATCH));
     }
 
-    private ByteBuffer scratch;
-
-    // An UnsafeBuffer wrapped around a bare address has no ByteBuffer for the LZ4 API; decompress into
-    // a reusable direct scratch buffer and copy.
-    private int decompressThroughScratch(RecordView record, long address, int decoded) {
-        if (scratch == null || scratch.capacity() < decoded) {
-            scratch = ByteBuffer.allocateDirect(Math.max(decoded, 1 << 16));
-        }
-        int written = lz4.decompress(mappingView, record.payloadOffset(), record.payloadLength(), scratch, 0, decoded);
-        addressView.putBytes(0, scratch, 0, Math.min(written, decoded));
-        return written;
+    private static ByteBuffer allocate(long bytes) {
+        return ByteBuffer.allocateDirect(BitUtil.align((int) Math.min(bytes, Integer.MAX_VALUE - 64), 64));
     }
 
-    private static ShardFormatException corrupt(RecordView record, Kind kind, String detail) {
-        MappedShard shard = record.shard();
-        return new ShardFormatException(kind, shard.dataset(), shard.name(), record.recordInShard(),
-            detail + " (dataset record " + record.globalRecord() + ")", null);
+    /** Frees the scratch and the JPEG decoder. */
+    @Override
+    public void close() {
+        if (jpeg != null) {
+            jpeg.close();
+            jpeg = null;
+        }
+        if (payloadMemory != null) {
+            BufferUtil.free(payloadMemory);
+            payloadMemory = null;
+        }
+        if (decodedMemory != null) {
+            BufferUtil.free(decodedMemory);
+            decodedMemory = null;
+        }
     }
 }

@@ -2,28 +2,114 @@ package io.pinshard.reader;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.IndexEntryFlyweight;
+import io.pinshard.format.ShardFormatException;
+import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardLayout;
+import io.pinshard.format.ShardStructure;
 import java.nio.charset.StandardCharsets;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Reusable flyweight over one record of a mapped shard: shape, label, codec, key and the payload's
- * place in the mapping, all read in place. Re-point it with {@link Dataset#record(long, RecordView)};
+ * Reusable view of one record of a mapped shard. Re-point it with {@link Dataset#record(long, RecordView)};
  * one instance per thread serves any number of records without allocating.
+ *
+ * <p>The file may change under the mapping (another process rewriting or truncating it), so pointing the
+ * view copies the record's 40-byte index entry out of the mapping with a JVM-guarded copy and checks the
+ * copy again: payload inside the shard's records region, a known codec, a shape within the format's and the
+ * dataset's limits and no larger than any record was at open. The accessors read that copy, never the
+ * mapping, and stay valid after the dataset is closed. Methods that read payload or key bytes take the
+ * dataset's read guard themselves, copy with guarded copies (a fault becomes a {@link ShardFormatException}
+ * "shard changed or truncated while mapped", not a crash) and throw "dataset ... is closed" after close.
  */
 public final class RecordView {
-    private final IndexEntryFlyweight entry = new IndexEntryFlyweight();
+    private static final Object FAULT_FENCE = new Object();
+
+    private final UnsafeBuffer entryCopy = new UnsafeBuffer(new byte[IndexEntryDescriptor.LENGTH]);
+    private final IndexEntryFlyweight entry = new IndexEntryFlyweight().wrap(entryCopy, 0);
+    private final UnsafeBuffer addressView = new UnsafeBuffer(0, 0);
+    private ReadGuard guard;
     private MappedShard shard;
     private long recordInShard = -1;
     private long globalRecord = -1;
+    private Codec codec;
+    private int height;
+    private int width;
+    private int channels;
+    private int decodedBytes;
+    private int label;
+    private int payloadOffset;
+    private int payloadLength;
+    private int storedCrc;
+    private int keyOffset;
+    private int keyLength;
 
-    RecordView wrap(MappedShard shard, long recordInShard, long globalRecord) {
-        this.shard = shard;
+    RecordView wrap(Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
+        return wrap(owner.guard(), owner, mapped, recordInShard, globalRecord);
+    }
+
+    /** Over a shard opened on its own (the verifier): its own guard and sizes at open. */
+    RecordView wrap(MappedShard mapped, long recordInShard, long globalRecord) {
+        return wrap(mapped.guard(), null, mapped, recordInShard, globalRecord);
+    }
+
+    private RecordView wrap(ReadGuard guard, Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
+        this.shard = null; // unusable until the new entry has passed its checks
+        try {
+            guard.acquire();
+            try {
+                entryCopy.putBytes(0, mapped.buffer, mapped.structure().entryOffset(recordInShard),
+                    IndexEntryDescriptor.LENGTH);
+                surfaceFaults();
+            } finally {
+                guard.release();
+            }
+            return check(guard, owner, mapped, recordInShard, globalRecord);
+        } catch (InternalError fault) { // may surface after the copy, while checking it
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        }
+    }
+
+    private RecordView check(ReadGuard guard, Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
+        ShardStructure structure = mapped.structure();
+        try {
+            // The same checks as at open (the entry may have been rewritten since), less the overlap with its
+            // neighbour, which cannot make a read leave the records region.
+            IndexEntryDescriptor.checkEntry(entry, structure.recordsStart(), structure.recordsEnd(),
+                structure.alignment(), structure.recordsStart(), structure.keyTableLength());
+            if (owner != null) {
+                IndexEntryDescriptor.checkLabel(entry.label(), owner.classes().size());
+            }
+        } catch (ShardFormatException e) {
+            throw new ShardFormatException(e.kind(), mapped.dataset(), mapped.name(), recordInShard,
+                e.detail() + " (the index changed after the shard was opened)", null);
+        }
+        Codec entryCodec = Codec.fromId(entry.codecId());
+        long decoded = ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels());
+        long maxDecoded = owner != null ? owner.maxDecodedBytes(entryCodec) : mapped.maxDecodedBytes(entryCodec);
+        long maxPayload = owner != null ? owner.maxPayloadBytes(entryCodec) : mapped.maxPayloadBytes(entryCodec);
+        if (decoded > maxDecoded || entry.payloadLength() > maxPayload) {
+            throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, mapped.dataset(), mapped.name(), recordInShard,
+                entryCodec.label() + " record of " + entry.payloadLength() + " bytes decoding to " + decoded
+                + " bytes is larger than any record was when the dataset was opened (the index changed since)", null);
+        }
+        this.codec = entryCodec;
+        this.height = (int) entry.height();
+        this.width = (int) entry.width();
+        this.channels = entry.channels();
+        this.decodedBytes = (int) decoded;
+        this.label = entry.label();
+        this.payloadOffset = (int) entry.payloadOffset();
+        this.payloadLength = (int) entry.payloadLength();
+        this.storedCrc = entry.payloadCrc();
+        this.keyOffset = (int) (structure.keyTableOffset() + entry.keyOffset());
+        this.keyLength = entry.keyLength();
+        this.guard = guard;
+        this.shard = mapped;
         this.recordInShard = recordInShard;
         this.globalRecord = globalRecord;
-        entry.wrap(shard.buffer(), shard.structure().entryOffset(recordInShard));
         return this;
     }
 
@@ -42,85 +128,177 @@ public final class RecordView {
     }
 
     public Codec codec() {
-        return Codec.fromId(entry.codecId());
+        return codec;
     }
 
     public int height() {
-        return (int) entry.height();
+        return height;
     }
 
     public int width() {
-        return (int) entry.width();
+        return width;
     }
 
     public int channels() {
-        return entry.channels();
+        return channels;
     }
 
     /** Bytes of the decoded image: height x width x channels. */
     public int decodedBytes() {
-        return (int) ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels());
+        return decodedBytes;
     }
 
     /** Class index, or -1 when unlabelled. */
     public int label() {
-        return entry.label();
+        return label;
     }
 
     /** Payload's offset in the shard file (and in {@link #buffer()}). */
     public int payloadOffset() {
-        return (int) entry.payloadOffset();
+        return payloadOffset;
     }
 
     public int payloadLength() {
-        return (int) entry.payloadLength();
+        return payloadLength;
     }
 
-    /** Native address of the payload in the mapping, valid while the dataset is open. */
+    /**
+     * Native address of the payload in the mapping, valid while the dataset is open. Only JVM-guarded reads
+     * (Agrona/Unsafe copies, the Vector API) may read it, between {@link Dataset#acquire()} and release: native
+     * code reading a mapping whose file was truncated crashes the JVM. Native decoders get a copy
+     * ({@link #copyPayload}).
+     */
     public long payloadAddress() {
-        return shard.buffer().addressOffset() + entry.payloadOffset();
+        MappedShard mapped = shardOrThrow();
+        if (guard.isClosed()) {
+            throw guard.closedException();
+        }
+        return mapped.buffer.addressOffset() + payloadOffset;
     }
 
     public int storedCrc() {
-        return entry.payloadCrc();
+        return storedCrc;
     }
 
-    /** The mapped shard file the payload lives in. */
+    /** The mapped shard file the payload lives in (same rules as {@link #payloadAddress()}). */
     public UnsafeBuffer buffer() {
-        return shard.buffer();
+        return shardOrThrow().buffer();
     }
 
     public int keyLength() {
-        return entry.keyLength();
+        return keyLength;
+    }
+
+    /**
+     * Copies {@code length} payload bytes from {@code from} (relative to the payload) to native memory at
+     * {@code address} with a JVM-guarded copy. Allocation-free.
+     *
+     * @throws ShardFormatException  "shard changed or truncated while mapped" when the mapping faults
+     * @throws IllegalStateException when the dataset is closed
+     */
+    public void copyPayload(int from, int length, long address) {
+        if (from < 0 || length < 0 || from > payloadLength - length) {
+            throw new IndexOutOfBoundsException("bytes [" + from + ", +" + length + ") of a " + payloadLength
+                + "-byte payload");
+        }
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            addressView.wrap(address, length);
+            addressView.putBytes(0, mapped.buffer, payloadOffset + from, length);
+            surfaceFaults();
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
+        }
     }
 
     /** Copies the key's UTF-8 bytes into {@code destination}; returns their count. Allocation-free. */
     public int copyKey(MutableDirectBuffer destination, int offset) {
-        int length = entry.keyLength();
-        destination.putBytes(offset, shard.buffer(), keyFileOffset(), length);
-        return length;
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            destination.putBytes(offset, mapped.buffer, keyOffset, keyLength);
+            surfaceFaults();
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
+        }
+        return keyLength;
     }
 
     /** The record's source id (e.g. original file path). Allocates a String: not for hot paths. */
     public String key() {
-        byte[] bytes = new byte[entry.keyLength()];
-        shard.buffer().getBytes(keyFileOffset(), bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        try {
+            byte[] bytes = new byte[keyLength];
+            copyKey(new UnsafeBuffer(bytes), 0);
+            return new String(bytes, StandardCharsets.UTF_8);
+        } catch (InternalError fault) {
+            throw changedWhileMapped(shard.dataset(), shard.name(), recordInShard, fault);
+        }
     }
 
-    /** Whether the payload's CRC32C matches the index. */
+    /**
+     * Whether the payload's CRC32C matches the index. Reads the mapping through guarded copies (the CRC
+     * intrinsic reading a truncated mapping directly would crash the JVM).
+     */
     public boolean payloadIntact(Crc32c crc) {
-        return crc.compute(shard.buffer(), payloadOffset(), payloadLength()) == entry.payloadCrc();
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            // An address-only view has no ByteBuffer, so Crc32c copies it through its scratch with getBytes.
+            addressView.wrap(mapped.buffer.addressOffset() + payloadOffset, payloadLength);
+            boolean intact = crc.compute(addressView, 0, payloadLength) == storedCrc;
+            surfaceFaults();
+            return intact;
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
+        }
     }
 
-    private int keyFileOffset() {
-        return (int) (shard.structure().keyTableOffset() + entry.keyOffset());
+    /** The exception for a record whose shard faulted under a guarded read. */
+    public ShardFormatException corrupt(Kind kind, String detail) {
+        MappedShard mapped = shardOrThrow();
+        return new ShardFormatException(kind, mapped.dataset(), mapped.name(), recordInShard,
+            detail + " (dataset record " + globalRecord + ")", null);
+    }
+
+    /**
+     * The error for a guarded read of a mapping that faulted (HotSpot turns the SIGBUS of a read past the end
+     * of a truncated file into {@link InternalError} for its own Unsafe accesses).
+     */
+    public static ShardFormatException changedWhileMapped(String dataset, String shard, long record, Throwable fault) {
+        ReadGuard.mappingFaulted();
+        return new ShardFormatException(Kind.TRUNCATED, dataset, shard, record,
+            "shard changed or truncated while mapped (" + fault.getMessage() + ")", fault);
+    }
+
+    /**
+     * HotSpot reports the fault of a guarded copy asynchronously. On JDK 21 and later a native call such as this
+     * one makes it surface here, inside the caller's catch; JDK 17 delivers it a little later, so the entry
+     * points (this class, {@link RecordDecoder}, the loader's sample step and worker) catch it too.
+     */
+    public static void surfaceFaults() {
+        Thread.holdsLock(FAULT_FENCE);
+    }
+
+    /** The shard, or why there is none. */
+    private MappedShard shardOrThrow() {
+        MappedShard mapped = shard;
+        if (mapped == null) {
+            throw new IllegalStateException("record view is not pointed at a record");
+        }
+        return mapped;
     }
 
     @Override
     public String toString() {
         return shard == null ? "RecordView[unwrapped]" : "record " + globalRecord + " (" + shard.name() + " #"
-            + recordInShard + ", " + codec().label() + " " + height() + "x" + width() + "x" + channels()
-            + ", label " + label() + ")";
+            + recordInShard + ", " + codec.label() + " " + height + "x" + width + "x" + channels
+            + ", label " + label + ")";
     }
 }

@@ -8,6 +8,8 @@ import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
+import io.pinshard.reader.MatHeader;
+
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Size;
 
@@ -44,9 +46,21 @@ public final class CropResizer implements AutoCloseable {
      * {@code step} bytes apart, {@code channels} of 1, 3 or 4) to {@code destination}.
      */
     public void resizeInto(long image, long step, int channels, CropBox box, long destination) {
-        if (channels == 3 && kernel != null && kernel.resizeInto(image, step, box, destination)) {
-            return;
+        if (!resizeWithKernel(image, step, channels, box, destination)) {
+            resizeWithOpenCv(image, step, channels, box, destination);
         }
+    }
+
+    /**
+     * The vector kernel's part of {@link #resizeInto}: false when there is none for this image or it refuses
+     * the box. The kernel reads the source with JVM-guarded copies only, so it may read a mapping.
+     */
+    boolean resizeWithKernel(long image, long step, int channels, CropBox box, long destination) {
+        return channels == 3 && kernel != null && kernel.resizeInto(image, step, box, destination);
+    }
+
+    /** OpenCV's part of {@link #resizeInto}. Native code: the source must not be a mapping (a truncated file would crash it). */
+    void resizeWithOpenCv(long image, long step, int channels, CropBox box, long destination) {
         Mat roi = source.point(image + box.y * step + (long) box.x * channels, box.height, box.width, channels, step);
         Mat out = target.point(destination, crop, crop, 3, crop * 3L);
         if (channels == 3) {

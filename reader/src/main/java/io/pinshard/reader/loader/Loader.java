@@ -1,6 +1,5 @@
 package io.pinshard.reader.loader;
 
-import io.pinshard.format.Codec;
 import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
@@ -58,26 +57,10 @@ public final class Loader implements AutoCloseable {
             firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
         }
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
-        int maxDecoded = 0;
-        boolean lz4 = false;
-        RecordView view = new RecordView();
-        dataset.acquire(); // a closed dataset is refused here, naming it
-        try {
-            for (long r = 0; r < dataset.size(); r++) {
-                dataset.record(r, view);
-                if (view.codec() == Codec.LZ4) {
-                    lz4 = true;
-                    maxDecoded = Math.max(maxDecoded, view.decodedBytes());
-                }
-                if (view.codec() != Codec.JPEG && view.channels() != 1 && view.channels() != 3
-                    && view.channels() != 4) {
-                    throw new IllegalArgumentException(view + " has " + view.channels()
-                        + " channels; the loader reads 1, 3 or 4");
-                }
-            }
-        } finally {
-            dataset.release();
-        }
+        // A closed dataset is refused here, naming it. Shapes, codecs and channel counts need no walk over the
+        // records: Dataset.open checked every entry, and each read checks its entry again.
+        dataset.acquire();
+        dataset.release();
         options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
         opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
         this.ring = new BatchRing(name, options);
@@ -85,7 +68,7 @@ public final class Loader implements AutoCloseable {
         this.views = new RecordView[options.workers()];
         try {
             for (int w = 0; w < processors.length; w++) {
-                processors[w] = new SampleProcessor(options, maxDecoded, lz4);
+                processors[w] = new SampleProcessor(options, dataset);
                 views[w] = new RecordView();
             }
         } catch (RuntimeException | Error e) {

@@ -1,5 +1,6 @@
 package io.pinshard.reader.loader;
 
+import io.pinshard.reader.CrcCheck;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.HostMemoryAllocator;
 import java.util.Objects;
@@ -20,7 +21,8 @@ import java.util.Objects;
  * @param rank               this process's rank
  * @param worldSize          number of ranks
  * @param mode               train (random-resized-crop + flip) or eval (resize + centre crop)
- * @param checkCrc           check every payload's CRC32C before decoding it
+ * @param crcCheck           which payloads get their CRC32C checked before decoding ({@link CrcCheck#AUTO}:
+ *                           jpeg and lz4, where it costs little; see docs/loader.md)
  * @param errorPolicy        fail or skip corrupt records
  * @param allocator          where batch memory comes from (page-locked memory through the cuda-bridge)
  * @param scratchAllocator   where worker scratch and control memory come from
@@ -37,7 +39,7 @@ import java.util.Objects;
  * @param resampler          who does the bilinear crop of 3-channel images ({@link Resampler#AUTO})
  */
 public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder order, long seed, boolean dropLast,
-                            int prefetch, int rank, int worldSize, LoaderMode mode, boolean checkCrc,
+                            int prefetch, int rank, int worldSize, LoaderMode mode, CrcCheck crcCheck,
                             ErrorPolicy errorPolicy, BatchMemoryAllocator allocator,
                             BatchMemoryAllocator scratchAllocator, double scaleMin, double scaleMax, double ratioMin,
                             double ratioMax, double flipProbability, double evalCropFraction, int quasiRandomWindow,
@@ -47,6 +49,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
     public LoaderOptions {
         Objects.requireNonNull(order, "order");
         Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(crcCheck, "crcCheck");
         Objects.requireNonNull(errorPolicy, "errorPolicy");
         Objects.requireNonNull(allocator, "allocator");
         Objects.requireNonNull(scratchAllocator, "scratchAllocator");
@@ -83,7 +86,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         Builder b = new Builder();
         b.batchSize = batchSize; b.crop = crop; b.workers = workers; b.order = order; b.seed = seed;
         b.dropLast = dropLast; b.prefetch = prefetch; b.rank = rank; b.worldSize = worldSize; b.mode = mode;
-        b.checkCrc = checkCrc; b.errorPolicy = errorPolicy; b.allocator = allocator;
+        b.crcCheck = crcCheck; b.errorPolicy = errorPolicy; b.allocator = allocator;
         b.scratchAllocator = scratchAllocator; b.scaleMin = scaleMin; b.scaleMax = scaleMax; b.ratioMin = ratioMin;
         b.ratioMax = ratioMax; b.flipProbability = flipProbability; b.evalCropFraction = evalCropFraction;
         b.quasiRandomWindow = quasiRandomWindow; b.reducedJpegDecode = reducedJpegDecode;
@@ -104,7 +107,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         private int rank;
         private int worldSize = 1;
         private LoaderMode mode = LoaderMode.TRAIN;
-        private boolean checkCrc;
+        private CrcCheck crcCheck = CrcCheck.AUTO;
         private ErrorPolicy errorPolicy = ErrorPolicy.FAIL;
         private BatchMemoryAllocator allocator = HostMemoryAllocator.INSTANCE;
         private BatchMemoryAllocator scratchAllocator = HostMemoryAllocator.INSTANCE;
@@ -139,7 +142,9 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         public Builder mode(LoaderMode value) { mode = value; return this; }
         public Builder train() { mode = LoaderMode.TRAIN; return this; }
         public Builder eval() { mode = LoaderMode.EVAL; return this; }
-        public Builder checkCrc(boolean value) { checkCrc = value; return this; }
+        public Builder crcCheck(CrcCheck value) { crcCheck = value; return this; }
+        /** {@code true} is {@link CrcCheck#ALWAYS}, {@code false} {@link CrcCheck#NEVER}. */
+        public Builder checkCrc(boolean value) { crcCheck = value ? CrcCheck.ALWAYS : CrcCheck.NEVER; return this; }
         public Builder errorPolicy(ErrorPolicy value) { errorPolicy = value; return this; }
         public Builder allocator(BatchMemoryAllocator value) { allocator = value; return this; }
         public Builder scratchAllocator(BatchMemoryAllocator value) { scratchAllocator = value; return this; }
@@ -161,7 +166,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         public LoaderOptions build() {
             int slots = prefetch > 0 ? prefetch : Math.max(2, 2 * workers);
             return new LoaderOptions(batchSize, crop, workers, order, seed, dropLast, slots, rank, worldSize, mode,
-                checkCrc, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
+                crcCheck, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
                 flipProbability, evalCropFraction, quasiRandomWindow, reducedJpegDecode, dataWaitWarnFraction,
                 dataWaitWindow, resampler);
         }

@@ -22,6 +22,7 @@ final class LoaderWorker implements Runnable {
     private final RecordView view;
     private final Loader.Run run;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
+    private long lastRecord = -1;
 
     LoaderWorker(int index, Dataset dataset, LoaderOptions options, EpochPlan plan, BatchRing ring,
                  SampleProcessor processor, RecordView view, Loader.Run run) {
@@ -71,6 +72,11 @@ final class LoaderWorker implements Runnable {
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
                 ring.sampleWritten(slot);
             }
+        } catch (InternalError fault) { // a guarded read of a changed shard, reported late: name the last record read
+            int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
+            run.fail(RecordView.changedWhileMapped(dataset.directory().toString(),
+                shard >= 0 ? dataset.shard(shard).name() : null,
+                shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault));
         } catch (Throwable failure) {
             run.fail(failure);
         }
@@ -86,6 +92,7 @@ final class LoaderWorker implements Runnable {
         int epoch = run.epoch();
         long seed = options.seed();
         for (int attempt = 0; ; attempt++) {
+            lastRecord = record;
             dataset.acquire();
             try {
                 dataset.record(record, view);

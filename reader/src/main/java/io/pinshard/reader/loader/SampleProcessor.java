@@ -4,42 +4,36 @@ import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
-import io.pinshard.reader.MappedShard;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.JpegDecoder;
+import io.pinshard.reader.RecordDecoder;
 import io.pinshard.reader.RecordView;
-import java.nio.ByteBuffer;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
-import org.agrona.BufferUtil;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * One worker's per-sample work: check, decode and crop one record into its place in a batch slot.
- * Raw payloads are cropped straight from the mapping (no copy); lz4 is decompressed into worker
- * scratch; jpeg is decoded at reduced DCT scale when the crop box allows. All scratch is made once.
+ * One worker's per-sample work: check, decode and crop one record into its place in a batch slot. Decoding,
+ * with its CRC and LZ4 checks, is {@link RecordDecoder}'s: lz4 and jpeg payloads are copied out of the mapping
+ * (a guarded copy) before native code reads them; jpeg is decoded at reduced DCT scale when the crop box allows.
+ * Raw payloads are cropped straight from the mapping by the vector kernel (which reads with guarded copies
+ * only); when OpenCV has to do the crop, the box's rows are copied first. Scratch is sized from the dataset's
+ * largest records at open, which every read is re-checked against.
+ *
+ * <p>The caller holds the dataset's read guard ({@link Dataset#acquire()}) around {@link #process}.
  */
 final class SampleProcessor implements AutoCloseable {
     private final LoaderOptions options;
     private final Crc32c crc = new Crc32c();
-    private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
     private final CropBox box = new CropBox();
     private final SplitMix random = new SplitMix();
     private final CropResizer resizer;
-    private final ByteBuffer scratchMemory;
-    private final UnsafeBuffer scratch;
-    private JpegCropDecoder jpeg;
+    private final RecordDecoder decoder;
 
-    /** @param maxDecodedBytes the largest decoded record of the dataset (lz4 scratch size) */
-    SampleProcessor(LoaderOptions options, int maxDecodedBytes, boolean needsScratch) {
+    SampleProcessor(LoaderOptions options, Dataset dataset) {
         this.options = options;
         this.resizer = new CropResizer(options.crop(), options.resampler());
-        this.scratchMemory = needsScratch ? ByteBuffer.allocateDirect(Math.max(64, align(maxDecodedBytes)))
-            : null;
-        this.scratch = needsScratch ? new UnsafeBuffer(scratchMemory) : null;
-    }
-
-    private static int align(int bytes) {
-        return (bytes + 63) & ~63;
+        long payload = Math.max(dataset.maxPayloadBytes(Codec.LZ4), dataset.maxPayloadBytes(Codec.JPEG));
+        // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them.
+        long decoded = Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW));
+        this.decoder = new RecordDecoder(options.crcCheck(), payload, decoded);
     }
 
     /** The crop box and flip this record gets for {@code sampleSeed}; the box is in stored-image pixels. */
@@ -54,59 +48,70 @@ final class SampleProcessor implements AutoCloseable {
      * Writes {@code crop x crop x 3} pixels of {@code record} to {@code destination}.
      *
      * @return payload bytes read
-     * @throws ShardFormatException naming the record when it is corrupt
+     * @throws ShardFormatException naming the record when it is corrupt, or when its shard changed under the mapping
      */
     int process(RecordView record, long sampleSeed, long destination) {
-        if (options.checkCrc() && !record.payloadIntact(crc)) {
-            throw corrupt(record, Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
-        }
         CropBox crop = boxFor(record, sampleSeed);
         int channels = record.channels();
         long step = (long) record.width() * channels;
         Codec codec = record.codec();
-        switch (codec) {
-            case RAW -> resizer.resizeInto(record.payloadAddress(), step, channels, crop, destination);
-            case LZ4 -> {
-                decompressLz4(record);
-                resizer.resizeInto(scratch.addressOffset(), step, channels, crop, destination);
+        try {
+            switch (codec) {
+                case RAW -> cropRaw(record, crop, step, channels, destination);
+                case LZ4 -> {
+                    long pixels = decoder.decompressLz4(record, decoder.readPayload(record));
+                    resizer.resizeInto(pixels, step, channels, crop, destination);
+                }
+                case JPEG -> decodeJpegInto(record, crop, destination);
+                default -> throw new IllegalStateException("unreachable: validated codec " + codec);
             }
-            case JPEG -> decodeJpegInto(record, crop, destination);
-            default -> throw new IllegalStateException("unreachable: validated codec " + codec);
+            RecordView.surfaceFaults(); // a fault in the vector kernel's guarded reads surfaces here, not later
+        } catch (InternalError fault) {
+            throw RecordView.changedWhileMapped(record.shard().dataset(), record.shard().name(), record.recordInShard(),
+                fault);
         }
         return record.payloadLength();
     }
 
-    /** Whole-record LZ4 block into scratch, with the offset-taking API so the shared mapping is never duplicated. */
-    private void decompressLz4(RecordView record) {
-        ByteBuffer mapping = record.buffer().byteBuffer();
-        int offset = record.buffer().wrapAdjustment() + record.payloadOffset();
-        int decoded = record.decodedBytes();
-        int written;
-        try {
-            written = lz4.decompress(mapping, offset, record.payloadLength(), scratchMemory, 0, decoded);
-        } catch (LZ4Exception e) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, "lz4 block is malformed: " + e.getMessage());
+    private void cropRaw(RecordView record, CropBox crop, long step, int channels, long destination) {
+        if (options.crcCheck().checks(Codec.RAW) && !record.payloadIntact(crc)) {
+            throw record.corrupt(Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
         }
-        if (written != decoded) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD,
-                "lz4 block decompresses to " + written + " bytes, the index says " + decoded);
+        if (resizer.resizeWithKernel(record.payloadAddress(), step, channels, crop, destination)) {
+            return;
         }
+        // OpenCV is native code: give it a copy of the box's rows, addressed as if it were the whole image.
+        int first = (int) (crop.y * step);
+        int length = (int) (crop.height * step);
+        long rows = decoder.decodeScratch(length);
+        record.copyPayload(first, length, rows);
+        resizer.resizeWithOpenCv(rows - first, step, channels, crop, destination);
     }
 
     private void decodeJpegInto(RecordView record, CropBox crop, long destination) {
-        if (jpeg == null) {
-            jpeg = new JpegCropDecoder();
-        }
-        int factor = JpegCropDecoder.reduction(crop, options.crop(), options.reducedJpegDecode());
-        String problem = jpeg.decode(record.payloadAddress(), record.payloadLength(), record.height(), record.width(),
-            factor);
+        long payload = decoder.readPayload(record);
+        JpegDecoder jpeg = decoder.jpeg();
+        int factor = reduction(crop, options.crop(), options.reducedJpegDecode());
+        String problem = jpeg.decode(payload, record.payloadLength(), record.height(), record.width(), factor);
         if (problem != null) {
-            throw corrupt(record, Kind.UNDECODABLE_PAYLOAD, problem);
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, problem);
         }
         if (factor > 1) {
             scaleBox(crop, record.height(), record.width(), jpeg.rows(), jpeg.cols());
         }
         resizer.resizeInto(jpeg.dataAddress(), jpeg.step(), 3, crop, destination);
+    }
+
+    /** The largest power-of-two reduction (1, 2, 4, 8) that still leaves the box at least {@code crop} wide and high. */
+    static int reduction(CropBox box, int crop, boolean allowed) {
+        if (!allowed) {
+            return 1;
+        }
+        int factor = 8;
+        while (factor > 1 && (box.width / factor < crop || box.height / factor < crop)) {
+            factor >>= 1;
+        }
+        return factor;
     }
 
     /** Maps a box from full-size pixels to those of a reduced decode, rounding both edges to the nearest pixel. */
@@ -121,21 +126,9 @@ final class SampleProcessor implements AutoCloseable {
         crop.height = Math.max(1, Math.min(bottom, rows) - crop.y);
     }
 
-    static ShardFormatException corrupt(RecordView record, Kind kind, String detail) {
-        MappedShard shard = record.shard();
-        return new ShardFormatException(kind, shard.dataset(), shard.name(), record.recordInShard(),
-            detail + " (dataset record " + record.globalRecord() + ")", null);
-    }
-
     @Override
     public void close() {
         resizer.close();
-        if (jpeg != null) {
-            jpeg.close();
-            jpeg = null;
-        }
-        if (scratchMemory != null) {
-            BufferUtil.free(scratchMemory);
-        }
+        decoder.close();
     }
 }

@@ -11,7 +11,6 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
-import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -27,19 +26,7 @@ class CorruptRecordTest {
     /** A raw dataset whose record 13 has one payload byte flipped (the index and its CRC untouched). */
     private Path flippedPayload() throws Exception {
         Path dir = TestDatasets.write(temp.resolve("flipped"), 30, Codec.RAW, 3, 1 << 20);
-        String shard;
-        long offset;
-        try (Dataset dataset = Dataset.open(dir)) {
-            RecordView view = dataset.record(BAD, new RecordView());
-            shard = view.shard().name();
-            offset = view.payloadOffset() + 5;
-        }
-        try (RandomAccessFile file = new RandomAccessFile(dir.resolve(shard).toFile(), "rw")) {
-            file.seek(offset);
-            int b = file.read();
-            file.seek(offset);
-            file.write(b ^ 0x40);
-        }
+        TestDatasets.flipPayloadByte(dir, BAD, length -> 5, 0x40);
         return dir;
     }
 

@@ -48,7 +48,7 @@ class CropCorrectnessTest {
         int boxesSmallerThanImage = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
              Epoch epoch = loader.epoch(1)) {
-            SampleProcessor boxes = new SampleProcessor(options, 0, false);
+            SampleProcessor boxes = new SampleProcessor(options, dataset);
             RecordView view = new RecordView();
             for (Batch batch : epoch) {
                 try (batch) {

@@ -39,14 +39,14 @@ class ReducedJpegTest {
         int reduced = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
              Epoch epoch = loader.epoch(0)) {
-            SampleProcessor boxes = new SampleProcessor(options, 0, false);
+            SampleProcessor boxes = new SampleProcessor(options, dataset);
             RecordView view = new RecordView();
             for (Batch batch : epoch) {
                 try (batch) {
                     for (int i = 0; i < batch.size(); i++) {
                         dataset.record(batch.sampleId(i), view);
                         CropBox box = boxes.boxFor(view, 0);
-                        reduced += JpegCropDecoder.reduction(box, crop, true) > 1 ? 1 : 0;
+                        reduced += SampleProcessor.reduction(box, crop, true) > 1 ? 1 : 0;
                         byte[] expected = CropCorrectnessTest.reference(fullDecode(view), view.width(), 3, box, crop);
                         double meanError = CropCorrectnessTest.meanError(batch.imageAddress(i), expected);
                         assertTrue(meanError < 3, "record " + view.globalRecord() + " " + box + ": mean error " + meanError);

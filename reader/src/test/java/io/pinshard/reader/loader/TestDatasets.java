@@ -5,6 +5,8 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 
 import io.pinshard.format.Codec;
 import io.pinshard.reader.AddressPointer;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;
@@ -90,6 +92,24 @@ final class TestDatasets {
             byte[] bytes = new byte[(int) out.limit()];
             out.get(bytes);
             return bytes;
+        }
+    }
+
+    /** Flips {@code mask} in one payload byte of {@code record} (at {@code where.applyAsInt(payloadLength)}); index untouched. */
+    static void flipPayloadByte(Path dir, int record, java.util.function.IntUnaryOperator where, int mask)
+        throws IOException {
+        String shard;
+        long offset;
+        try (Dataset dataset = Dataset.open(dir)) {
+            RecordView view = dataset.record(record, new RecordView());
+            shard = view.shard().name();
+            offset = view.payloadOffset() + where.applyAsInt(view.payloadLength());
+        }
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(dir.resolve(shard).toFile(), "rw")) {
+            file.seek(offset);
+            int b = file.read();
+            file.seek(offset);
+            file.write(b ^ mask);
         }
     }
 

@@ -1,4 +1,4 @@
-package io.pinshard.reader.loader;
+package io.pinshard.reader;
 
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
 
@@ -15,19 +15,19 @@ import org.bytedeco.opencv.opencv_core.Mat;
  * datastart, dataend, datalimit, allocator, u, size.p, step.p, step.buf[2]}); the constructor checks them
  * against a header OpenCV built and refuses to run when they differ.
  */
-final class MatHeader implements AutoCloseable {
-    static final int FLAGS = 0;
-    static final int DIMS = 4;
-    static final int ROWS = 8;
-    static final int COLS = 12;
-    static final int DATA = 16;
-    static final int DATASTART = 24;
-    static final int DATAEND = 32;
-    static final int DATALIMIT = 40;
-    static final int SIZE_P = 64;
-    static final int STEP_P = 72;
-    static final int STEP_BUF = 80;
-    static final int LENGTH = 96;
+public final class MatHeader implements AutoCloseable {
+    public static final int FLAGS = 0;
+    public static final int DIMS = 4;
+    public static final int ROWS = 8;
+    public static final int COLS = 12;
+    public static final int DATA = 16;
+    public static final int DATASTART = 24;
+    public static final int DATAEND = 32;
+    public static final int DATALIMIT = 40;
+    public static final int SIZE_P = 64;
+    public static final int STEP_P = 72;
+    public static final int STEP_BUF = 80;
+    public static final int LENGTH = 96;
 
     private static final int MAGIC_VAL = 0x42FF0000;
     private static final int CONTINUOUS_FLAG = 1 << 14;
@@ -38,14 +38,14 @@ final class MatHeader implements AutoCloseable {
     private final Mat mat;
     private final UnsafeBuffer fields;
 
-    MatHeader() {
+    public MatHeader() {
         mat = new Mat(1, 1, CV_8UC1, placeholder);
         fields = new UnsafeBuffer(mat.address(), LENGTH);
         checkLayout(mat, fields);
     }
 
     /** The OpenCV matrix whose fields this header rewrites. */
-    Mat mat() {
+    public Mat mat() {
         return mat;
     }
 
@@ -53,7 +53,7 @@ final class MatHeader implements AutoCloseable {
      * Points the header at {@code rows x cols} uint8 pixels of {@code channels} channels at
      * {@code address}, rows {@code step} bytes apart.
      */
-    Mat point(long address, int rows, int cols, int channels, long step) {
+    public Mat point(long address, int rows, int cols, int channels, long step) {
         long rowBytes = (long) cols * channels;
         int type = (channels - 1) << CN_SHIFT; // CV_8UC(n)
         boolean continuous = step == rowBytes || rows == 1;

@@ -1,23 +1,26 @@
-package io.pinshard.reader.loader;
+package io.pinshard.reader;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-class ResourceGuardTest {
+class ReadGuardTest {
     @Test
     void closeWaitsForTheReaderInsideThenRefusesNewOnes() throws Exception {
-        ResourceGuard guard = new ResourceGuard();
+        ReadGuard guard = new ReadGuard("test resource");
+        AtomicBoolean closedIt = new AtomicBoolean();
         assertTrue(guard.tryAcquire());
         AtomicBoolean readerLeft = new AtomicBoolean();
         AtomicBoolean leftBeforeClose = new AtomicBoolean();
         CountDownLatch closing = new CountDownLatch(1);
         Thread closer = new Thread(() -> {
             closing.countDown();
-            guard.close();
+            closedIt.set(guard.close() == ReadGuard.Outcome.CLOSED);
             leftBeforeClose.set(readerLeft.get());
         });
         closer.start();
@@ -30,7 +33,10 @@ class ResourceGuardTest {
         guard.release();
         closer.join();
         assertTrue(leftBeforeClose.get(), "close returned while a reader was inside");
-        assertFalse(guard.close(), "a second close does nothing");
+        assertTrue(closedIt.get(), "the closing call is told it closed it, so it may free the memory");
+        assertEquals(ReadGuard.Outcome.ALREADY_CLOSED, guard.close(), "a second close does nothing");
         assertFalse(guard.tryAcquire());
+        IllegalStateException refused = assertThrows(IllegalStateException.class, guard::acquire);
+        assertEquals("test resource is closed", refused.getMessage());
     }
 }
