@@ -15,7 +15,7 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.HeapCounter;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;

@@ -5,7 +5,7 @@ import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.HeapCounter;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;

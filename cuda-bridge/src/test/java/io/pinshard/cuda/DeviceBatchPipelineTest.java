@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.HeapCounter;
 import java.util.ArrayList;
 import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -237,13 +238,11 @@ class DeviceBatchPipelineTest {
             for (int i = 0; i < 2_000; i++) {
                 pipeline.submit(host).close(); // warm-up: class loading, JIT
             }
-            com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-            long before = threads.getCurrentThreadAllocatedBytes();
+            long before = HeapCounter.currentThreadAllocatedBytes();
             for (int i = 0; i < 1_000; i++) {
                 pipeline.submit(host).close();
             }
-            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            long allocated = HeapCounter.currentThreadAllocatedBytes() - before;
             assertTrue(allocated < 1024, "1000 batches allocated " + allocated + " heap bytes");
         }
     }

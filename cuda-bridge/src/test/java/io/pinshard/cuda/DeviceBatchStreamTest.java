@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.memory.HostBatch;
 import io.pinshard.memory.HostBatchSource;
 import io.pinshard.memory.HostMemoryAllocator;
@@ -121,19 +122,17 @@ class DeviceBatchStreamTest {
         int total = 4_000;
         HostBatchSource source = () -> produced[0] == total ? null : ring[produced[0]++ % ring.length];
         AugmentSpec spec = AugmentSpec.jitter(0.1f, 0.1f, 0.1f, 3);
-        com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (HostBackend backend = new HostBackend();
              DeviceBatchStream stream = new DeviceBatchStream(source,
                  new DeviceBatchPipeline(backend, PipelineOptions.raw(2, 3, 3).withAugment(spec)), 2)) {
             for (int i = 0; i < 3_000; i++) {
                 stream.next().close(); // warm-up
             }
-            long before = threads.getCurrentThreadAllocatedBytes();
+            long before = HeapCounter.currentThreadAllocatedBytes();
             for (int i = 0; i < 1_000; i++) {
                 stream.next().close();
             }
-            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            long allocated = HeapCounter.currentThreadAllocatedBytes() - before;
             assertTrue(allocated < 1024, "1000 batches allocated " + allocated + " heap bytes");
         }
     }

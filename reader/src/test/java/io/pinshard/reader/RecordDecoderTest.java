@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.ShardFormatException;
-import io.pinshard.reader.loader.HeapCounter;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;

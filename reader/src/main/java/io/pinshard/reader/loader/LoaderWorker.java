@@ -1,6 +1,7 @@
 package io.pinshard.reader.loader;
 
 import io.pinshard.format.ShardFormatException;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import org.agrona.concurrent.BackoffIdleStrategy;

@@ -1,5 +1,7 @@
 package io.pinshard.reader.loader;
 
+import io.pinshard.memory.HeapCounter;
+
 /**
  * JIT warm-up before a zero-heap measurement, for tests and benchmarks (the reader's test-jar carries it
  * to other modules): code such as the Vector API kernel allocates until C2 has compiled it, and again for

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;

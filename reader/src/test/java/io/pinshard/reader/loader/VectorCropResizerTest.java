@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.memory.HeapCounter;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.agrona.BufferUtil;

@@ -1,4 +1,4 @@
-package io.pinshard.reader.loader;
+package io.pinshard.memory;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

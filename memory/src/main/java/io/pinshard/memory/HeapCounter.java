@@ -1,4 +1,4 @@
-package io.pinshard.reader.loader;
+package io.pinshard.memory;
 
 import java.lang.management.ManagementFactory;
 import java.util.Collection;
