@@ -35,7 +35,7 @@ cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
 cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
 cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"
 
-# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Chronicle, Jackson, the
+# Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Jackson, the
 # writer's Commons jars: the reader and writer are test-scope only, for LoaderToDeviceTest, which the bundle skips) and
 # the test engines the console launcher already contains.
 tr ':' '\n' < "$module/target/bundle.classpath" | while read -r jar; do

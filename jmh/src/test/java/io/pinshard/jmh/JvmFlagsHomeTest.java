@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.Test;
 class JvmFlagsHomeTest {
     static final List<String> FLAG_PREFIXES = List.of("--add-exports=", "--add-opens=", "--add-modules=",
         "--enable-native-access=", "--sun-misc-unsafe-memory-access=", "-Dchronicle");
-    /** Still spelling the flags out; cuda-bridge's owner switches it to scripts/jvm-flags.sh, then it leaves this set. */
-    static final Set<String> NOT_YET = Set.of("cuda-bridge/gpu-check.sh");
 
     static Path repo() {
         return ModuleArrowsTest.repo();
@@ -43,7 +40,7 @@ class JvmFlagsHomeTest {
         List<String> found = new ArrayList<>();
         for (Path script : scripts()) {
             String name = repo().relativize(script).toString().replace('\\', '/');
-            if (name.equals("scripts/jvm-flags.sh") || NOT_YET.contains(name)) {
+            if (name.equals("scripts/jvm-flags.sh")) {
                 continue;
             }
             List<String> lines = Files.readAllLines(script);

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Json;
+import io.pinshard.reader.ChildJvm;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,19 +46,12 @@ class TruncatedShardTest {
             writer.finish();
         }
         String shard = Json.readManifest(dir).shards().get(0).file();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-XX:-CreateCoredumpOnCrash",
-            "-XX:ErrorFile=" + temp.resolve("hs_err_%p.log"), "-cp", System.getProperty("java.class.path")));
-        // The same module flags as this JVM (whatever the build passes to tests), without agents.
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("--enable-native-access")
-                || flag.startsWith("--sun-misc-unsafe-memory-access")) {
-                command.add(flag);
-            }
-        }
-        command.add(TruncatedShardChild.class.getName());
-        command.add(dir.toString());
-        command.addAll(List.of(mode.split(" "))); // "payload N": record N (raw, lz4, jpeg, grey raw) after truncation
+        List<String> jvmOptions = new ArrayList<>(List.of("-XX:-CreateCoredumpOnCrash",
+            "-XX:ErrorFile=" + temp.resolve("hs_err_%p.log")));
+        jvmOptions.addAll(ChildJvm.pinshardFlags()); // the same module flags as this JVM, without agents
+        // "payload N": record N (raw, lz4, jpeg, grey raw) after truncation
+        List<String> command = ChildJvm.command(jvmOptions, TruncatedShardChild.class, dir.toString());
+        command.addAll(List.of(mode.split(" ")));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         Thread watchdog = new Thread(() -> { // a hung child (e.g. a close waiting forever) fails the test, not the build
             try {
