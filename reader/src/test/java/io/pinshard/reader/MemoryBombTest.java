@@ -47,7 +47,7 @@ class MemoryBombTest {
     }
 
     @Test
-    void shapesPastTheDatasetsOwnPreprocessingLimitsAreRefusedAtOpen() throws IOException {
+    void shapesPastTheDatasetsOwnPreprocessingLimitsAreRefusedAtOpenAndByVerify() throws IOException {
         preprocessing(Map.of("shorterSide", 7, "maxAspect", 4.0, "upscale", false));
         Dataset.open(dir).close(); // every record as written is within the limits
         reshape(1, 9, 12, 3);
@@ -55,6 +55,9 @@ class MemoryBombTest {
         assertEquals(1, shorter.record());
         assertTrue(shorter.getMessage().contains("shorter side 9") && shorter.getMessage().contains(shardName),
             shorter.getMessage());
+        List<Problem> problems = new DatasetVerifier().verify(dir);
+        assertTrue(problems.stream().anyMatch(p -> p.record() == 1 && p.detail().contains("shorter side 9")),
+            "verify applies the same limits as open: " + problems);
         reshape(1, 4, 30, 3);
         ShardFormatException aspect = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
         assertEquals(1, aspect.record());
