@@ -2,6 +2,7 @@ package io.pinshard.writer.convert;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.writer.Durability;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
@@ -79,9 +80,7 @@ public final class DatasetMerger {
         for (int i = 0; i < byIndex.length; i++) {
             for (DatasetManifest.ShardEntry shard : byIndex[i].shards()) {
                 Path source = partDirs.get(i).resolve(shard.file());
-                if (Files.size(source) != shard.bytes()) {
-                    throw new IOException(source + " holds " + Files.size(source) + " bytes, its manifest says " + shard.bytes());
-                }
+                ManifestRules.checkShardSize(partDirs.get(i).toString(), shard, Files.size(source));
                 linkOrCopy(source, output.resolve(shard.file()));
                 shards.add(shard);
                 records += shard.records();
