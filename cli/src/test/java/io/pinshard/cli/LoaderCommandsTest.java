@@ -81,6 +81,61 @@ class LoaderCommandsTest {
         assertTrue(!"0".equals(bad[0]) && bad[2].contains("sometimes"), bad[2]);
     }
 
+    /** A changed byte inside an lz4 or jpeg payload ends bench and preview with an error naming the record, by default. */
+    @Test
+    void benchAndPreviewRefuseACorruptCompressedPayloadByDefault() throws Exception {
+        for (Codec codec : List.of(Codec.LZ4, Codec.JPEG)) {
+            Path dir = temp.resolve("corrupt-" + codec.label());
+            try (DatasetWriter writer = new DatasetWriter(dir, DatasetWriterOptions.defaults().withClasses(List.of("x")))) {
+                java.util.Random random = new java.util.Random(codec.id());
+                for (int r = 0; r < 12; r++) {
+                    byte[] pixels = new byte[48 * 64 * 3];
+                    random.nextBytes(pixels);
+                    if (codec == Codec.LZ4) {
+                        writer.appendPixels(new UnsafeBuffer(pixels), 0, 48, 64, 3, 0, "img-" + r, Codec.LZ4);
+                        continue;
+                    }
+                    try (org.bytedeco.javacpp.BytePointer raw = new org.bytedeco.javacpp.BytePointer(pixels);
+                         Mat image = new Mat(48, 64, org.bytedeco.opencv.global.opencv_core.CV_8UC3, raw);
+                         org.bytedeco.javacpp.BytePointer jpeg = new org.bytedeco.javacpp.BytePointer()) {
+                        org.bytedeco.opencv.global.opencv_imgcodecs.imencode(".jpg", image, jpeg);
+                        byte[] bytes = new byte[(int) jpeg.limit()];
+                        jpeg.get(bytes);
+                        writer.appendPayload(Codec.JPEG, new UnsafeBuffer(bytes), 0, bytes.length, 48, 64, 3, 0, "img-" + r);
+                    }
+                }
+                writer.finish();
+            }
+            String shard = flipMiddlePayloadByte(dir, 5);
+            String[] bench = run("bench", dir.toString(), "--batch", "4", "--crop", "16", "--workers", "1",
+                "--seconds", "1", "--warmup", "0", "--order", "sequential");
+            assertTrue(!"0".equals(bench[0]) && bench[2].contains(shard) && bench[2].contains("CRC32C"),
+                codec + ": bench exit " + bench[0] + ": " + bench[2]);
+            String[] preview = run("preview", dir.toString(), "--out", temp.resolve(codec.label() + ".png").toString(),
+                "--count", "12", "--crop", "16", "--epochs", "1");
+            assertTrue(!"0".equals(preview[0]) && preview[2].contains(shard) && preview[2].contains("CRC32C"),
+                codec + ": preview exit " + preview[0] + ": " + preview[2]);
+        }
+    }
+
+    /** Flips the middle byte of record {@code record}'s payload (entropy-coded data, lz4 sequences); returns its shard. */
+    private static String flipMiddlePayloadByte(Path dir, long record) throws Exception {
+        String shard;
+        long offset;
+        try (io.pinshard.reader.Dataset dataset = io.pinshard.reader.Dataset.open(dir)) {
+            io.pinshard.reader.RecordView view = dataset.record(record, new io.pinshard.reader.RecordView());
+            shard = view.shard().name();
+            offset = view.payloadOffset() + view.payloadLength() / 2;
+        }
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(dir.resolve(shard).toFile(), "rw")) {
+            file.seek(offset);
+            int b = file.read();
+            file.seek(offset);
+            file.write(b ^ 0x10);
+        }
+        return shard;
+    }
+
     @Test
     void benchRefusesWhatIsNotADataset() {
         String[] result = run("bench", temp.resolve("missing").toString(), "--seconds", "0.1");
