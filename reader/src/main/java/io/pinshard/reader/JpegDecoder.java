@@ -55,7 +55,12 @@ public final class JpegDecoder implements AutoCloseable {
         int flags = (channels == 1 ? IMREAD_GRAYSCALE : IMREAD_COLOR_RGB) | IMREAD_IGNORE_ORIENTATION;
         try {
             Mat out = target.point(destination, height, width, channels, (long) width * channels);
-            imdecode(encoded.point(address, 1, length, 1, length), flags, out).close();
+            // A failed decode returns an empty Mat and may leave the placeholder untouched: only the result tells.
+            try (Mat result = imdecode(encoded.point(address, 1, length, 1, length), flags, out)) {
+                if (result.empty()) {
+                    return "jpeg payload cannot be decoded";
+                }
+            }
         } catch (RuntimeException e) {
             return "jpeg payload cannot be decoded: " + e.getMessage();
         }
@@ -92,11 +97,14 @@ public final class JpegDecoder implements AutoCloseable {
                 }
                 decodedFields.wrap(firstPageAddress(), MatHeader.LENGTH);
             } else {
-                imdecode(input, flags, decoded).close();
-                decodedFields.wrap(decoded.address(), MatHeader.LENGTH);
-                if (decoded.empty()) {
-                    return "jpeg payload cannot be decoded";
+                // The result, not the placeholder, says whether this decode worked: a failed one may leave the
+                // previous record's pixels in the placeholder.
+                try (Mat result = imdecode(input, flags, decoded)) {
+                    if (result.empty()) {
+                        return "jpeg payload cannot be decoded";
+                    }
                 }
+                decodedFields.wrap(decoded.address(), MatHeader.LENGTH);
             }
         } catch (RuntimeException e) {
             return "jpeg payload cannot be decoded: " + e.getMessage();
