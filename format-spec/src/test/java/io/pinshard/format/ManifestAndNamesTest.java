@@ -29,6 +29,22 @@ class ManifestAndNamesTest {
         assertFalse(e.getMessage().contains("NullPointer"), e.getMessage());
     }
 
+    /** Values of the wrong JSON type are refused, not coerced: "12" or 12.5 records, a numeric version or checksum. */
+    @Test
+    void manifestValuesOfTheWrongTypeAreRefusedNotCoerced(@TempDir Path dir) throws Exception {
+        String sound = "{\"format\":\"pinshard-dataset\",\"formatVersion\":\"1.0\",\"records\":0,\"bytes\":0,"
+            + "\"classes\":[],\"shards\":[]}";
+        Files.writeString(dir.resolve(DatasetManifest.FILE_NAME), sound);
+        assertEquals(0, Json.readManifest(dir).records(), "the sound manifest reads");
+        for (String[] change : new String[][] {{"\"records\":0", "\"records\":\"0\""}, {"\"records\":0", "\"records\":0.5"},
+                {"\"formatVersion\":\"1.0\"", "\"formatVersion\":1.0"}, {"\"bytes\":0", "\"bytes\":\"0\""},
+                {"\"shards\":[]", "\"shards\":[{\"file\":\"shard-00000.pinshard\",\"records\":1,\"bytes\":64,\"crc32c\":12345678}]"}}) {
+            Files.writeString(dir.resolve(DatasetManifest.FILE_NAME), sound.replace(change[0], change[1]));
+            ShardFormatException e = assertThrows(ShardFormatException.class, () -> Json.readManifest(dir), change[1]);
+            assertEquals(ShardFormatException.Kind.BAD_MANIFEST, e.kind(), e.getMessage());
+        }
+    }
+
     @Test
     void aNullClassNameIsABadManifest() {
         ShardFormatException e = assertThrows(ShardFormatException.class, () -> ManifestRules.check(DIR,
