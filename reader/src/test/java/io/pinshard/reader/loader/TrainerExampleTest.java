@@ -3,6 +3,7 @@ package io.pinshard.reader.loader;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pinshard.format.Codec;
+import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,8 @@ class TrainerExampleTest {
             .shuffle(true).seed(42)           // RANDOM order, reproducible per (seed, epoch)
             .dropLast(true)
             .distributed(0, 1)                // rank, world size
-            .checkCrc(true).errorPolicy(ErrorPolicy.SKIP)
+            .crcCheck(CrcCheck.AUTO)          // jpeg and lz4 payloads checked (the default)
+            .errorPolicy(ErrorPolicy.SKIP)
             .build();
         LoaderState checkpoint = null;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options)) {
