@@ -11,7 +11,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.agrona.DirectBuffer;
 
 /**
  * The file-system rules for a dataset's files (SPEC.md section 14, "Files"), checked before any file
@@ -26,8 +25,8 @@ import org.agrona.DirectBuffer;
  *   <li>no file may be <b>listed twice</b> under two names (hard or symbolic links to one file): file
  *       identity is compared, not names;</li>
  *   <li>each file's length equals its manifest entry; once mapped, the header's shard number equals
- *       {@link ManifestRules#expectedShardNumbers its place in the manifest} and every label names a
- *       class.</li>
+ *       {@link ManifestRules#expectedShardNumbers its place in the manifest} (that every label names a class
+ *       the reader checks in its walk over the index, {@link IndexEntryVisitor}).</li>
  * </ul>
  *
  * One instance checks one dataset, position by position ({@link #checkShard} before mapping shard
@@ -104,23 +103,12 @@ public final class DatasetFiles {
     }
 
     /**
-     * Checks listed shard {@code position} once mapped and structurally valid: its header shard number
-     * and, against the class list, every label of its index.
+     * Checks listed shard {@code position} once mapped and structurally valid: its header shard number. (Labels
+     * against the class list are checked by the reader in its one walk over the index.)
      */
-    public void checkOpened(int position, ShardStructure structure, DirectBuffer file) {
+    public void checkOpened(int position, ShardStructure structure) {
         String shard = manifest.shards().get(position).file();
         ManifestRules.checkShardNumber(name, shard, expectedNumbers[position], structure.shardNumber());
-        int classCount = manifest.classes().size();
-        if (classCount > 0) {
-            IndexEntryFlyweight entry = new IndexEntryFlyweight();
-            for (long i = 0; i < structure.recordCount(); i++) {
-                try {
-                    IndexEntryDescriptor.checkLabel(entry.wrap(file, structure.entryOffset(i)).label(), classCount);
-                } catch (ShardFormatException e) {
-                    throw e.atRecord(i).in(name, shard);
-                }
-            }
-        }
     }
 
     /**

@@ -52,6 +52,16 @@ public final class ShardStructure {
      * @param checkIndexCrc whether to checksum the index; a full scan of 40 bytes per record
      */
     public static ShardStructure read(DirectBuffer file, Crc32c crc, boolean checkIndexCrc) {
+        return read(file, crc, checkIndexCrc, null);
+    }
+
+    /**
+     * Validates a whole shard held in {@code file} and hands each valid index entry to {@code visitor} (may be
+     * null) in the same walk over the index.
+     *
+     * @param checkIndexCrc whether to checksum the index; a full scan of 40 bytes per record
+     */
+    public static ShardStructure read(DirectBuffer file, Crc32c crc, boolean checkIndexCrc, IndexEntryVisitor visitor) {
         long fileLength = file.capacity();
         if (fileLength < ShardLayout.MIN_SHARD_BYTES) {
             if (fileLength >= ShardHeaderDescriptor.LENGTH) {
@@ -100,11 +110,11 @@ public final class ShardStructure {
         }
         // The records region ends where the index starts; the last payload may end up to 7 bytes earlier.
         ShardStructure structure = new ShardStructure(header, footer, fileLength, indexOffset);
-        structure.validateEntries(file);
+        structure.validateEntries(file, visitor);
         return structure;
     }
 
-    private void validateEntries(DirectBuffer file) {
+    private void validateEntries(DirectBuffer file, IndexEntryVisitor visitor) {
         IndexEntryFlyweight entry = new IndexEntryFlyweight();
         long previousEnd = recordsStart;
         for (long i = 0; i < recordCount; i++) {
@@ -112,6 +122,9 @@ public final class ShardStructure {
             try {
                 previousEnd = IndexEntryDescriptor.checkEntry(entry, recordsStart, recordsEnd, alignment, previousEnd,
                     keyTableLength);
+                if (visitor != null) {
+                    visitor.visit(i, entry);
+                }
             } catch (ShardFormatException e) {
                 throw e.atRecord(i);
             }

@@ -93,7 +93,7 @@ public final class Dataset implements AutoCloseable {
                     throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1, "shard holds "
                         + shards[i].recordCount() + " records, the manifest says " + entry.records(), null);
                 }
-                files.checkOpened(i, shards[i].structure(), shards[i].buffer());
+                files.checkOpened(i, shards[i].structure());
                 firstRecord[i + 1] = firstRecord[i] + entry.records();
             }
         } catch (Throwable e) { // checked "Map failed" and Errors too: nothing mapped may outlive a failed open

@@ -2,7 +2,6 @@ package io.pinshard.reader;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
-import io.pinshard.format.IndexEntryFlyweight;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardLayout;
@@ -79,10 +78,16 @@ public final class MappedShard implements AutoCloseable {
         }
         try {
             UnsafeBuffer buffer = new UnsafeBuffer(mapping);
-            ShardStructure structure = ShardStructure.read(buffer, new Crc32c(), checkIndexCrc);
             long[] maxPayload = new long[Codec.values().length];
             long[] maxDecoded = new long[Codec.values().length];
-            scanEntries(buffer, structure, limits, maxPayload, maxDecoded);
+            // One walk over the index: the format's checks, then the dataset's limits and the largest sizes.
+            ShardStructure structure = ShardStructure.read(buffer, new Crc32c(), checkIndexCrc, (record, entry) -> {
+                limits.check(entry);
+                int codec = entry.codecId();
+                maxPayload[codec] = Math.max(maxPayload[codec], entry.payloadLength());
+                maxDecoded[codec] = Math.max(maxDecoded[codec],
+                    ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels()));
+            });
             return new MappedShard(path, dataset, mapping, buffer, structure, maxPayload, maxDecoded);
         } catch (ShardFormatException e) {
             IoUtil.unmap(mapping);
@@ -93,24 +98,6 @@ public final class MappedShard implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             IoUtil.unmap(mapping);
             throw e;
-        }
-    }
-
-    /** Checks the dataset limits for every (already validated) entry and records the largest sizes per codec. */
-    private static void scanEntries(UnsafeBuffer file, ShardStructure structure, RecordLimits limits,
-                                    long[] maxPayload, long[] maxDecoded) {
-        IndexEntryFlyweight entry = new IndexEntryFlyweight();
-        for (long i = 0; i < structure.recordCount(); i++) {
-            entry.wrap(file, structure.entryOffset(i));
-            try {
-                limits.check(entry.height(), entry.width());
-            } catch (ShardFormatException e) {
-                throw e.atRecord(i);
-            }
-            int codec = entry.codecId();
-            maxPayload[codec] = Math.max(maxPayload[codec], entry.payloadLength());
-            maxDecoded[codec] = Math.max(maxDecoded[codec],
-                ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels()));
         }
     }
 
