@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -314,6 +315,8 @@ public final class DatasetVerifier {
 
         @Override
         public void close() {
+            CloseHelper.close(decoder); // its payload scratch and OpenCV's JPEG decoder are native memory too
+            decoder = null;
             if (pixels != null) {
                 BufferUtil.free(pixels);
                 pixels = null;
