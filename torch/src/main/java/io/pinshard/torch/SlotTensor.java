@@ -46,11 +46,20 @@ final class SlotTensor implements AutoCloseable {
 
     /** Wraps {@code bytes} of someone else's memory at {@code address} as {@code shape} (no copy, no deleter). */
     void ensureBlob(long address, long bytes, long[] shape, TensorOptions options) {
+        ensureBlob(address, bytes, shape, null, options);
+    }
+
+    /**
+     * Wraps memory (host or device, as {@code options} say) with explicit element {@code strides} (null: dense).
+     * Made again only when the address changes.
+     */
+    void ensureBlob(long address, long bytes, long[] shape, long[] strides, TensorOptions options) {
         if (full != null && fullAddress == address) {
             return;
         }
         drop();
-        full = Owned.keep(torch.from_blob(blob.at(address, bytes), shape, options));
+        full = Owned.keep(strides == null ? torch.from_blob(blob.at(address, bytes), shape, options)
+            : torch.from_blob(blob.at(address, bytes), shape, strides, options));
         fullAddress = address;
         dataAddress = address;
         adopt();
@@ -134,8 +143,8 @@ final class SlotTensor implements AutoCloseable {
             || storage.use_count() > storageBaseline;
         if (kept) {
             try (StringOptional message = new StringOptional("pinshard: the " + name + " tensor of " + batch
-                    + " was used after TorchBatch.close(): its slot belongs to the loader again (a view or copy "
-                    + "of it was kept past the release)")) {
+                    + " was used after the batch was closed: its memory belongs to the loader again (a view or copy "
+                    + "of it was kept past the close)")) {
                 storage.unsafeGetStorageImpl().release_data_and_set_meta_custom_data_ptr_error_msg_(message);
             }
             drop();

@@ -173,7 +173,7 @@ class TorchLoaderTest {
             assertEquals(3, batches.poisoned(), "images, normalized and labels storages poisoned");
             for (Tensor kept : new Tensor[] {permuted, narrowed, labelsView}) {
                 RuntimeException e = assertThrows(RuntimeException.class, () -> kept.sum().item_long());
-                assertTrue(e.getMessage().contains("used after TorchBatch.close()"), e.getMessage());
+                assertTrue(e.getMessage().contains("was used after the batch was closed"), e.getMessage());
                 assertTrue(e.getMessage().contains("batch 0 of epoch 0"), e.getMessage());
             }
             assertThrows(RuntimeException.class, () -> permuted.clone());
