@@ -40,7 +40,7 @@ public final class TorchBatch implements AutoCloseable {
     private boolean labelsFilled;
     private boolean normalizedFilled;
 
-    TorchBatch(TorchLoader owner, int slot) {
+    TorchBatch(TorchLoader owner) {
         this.owner = owner;
         this.images = new SlotTensor("images", false);
         this.labels = new SlotTensor("labels", false);
@@ -148,6 +148,11 @@ public final class TorchBatch implements AutoCloseable {
         if (poisoned > 0) {
             owner.countPoisoned(poisoned);
         }
+    }
+
+    /** Tensors this slot made so far. */
+    long tensorsMade() {
+        return images.made() + labels.made() + sampleIds.made() + normalized.made();
     }
 
     /** Frees the slot's tensors (the loader is closing). */

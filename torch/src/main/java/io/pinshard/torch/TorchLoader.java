@@ -55,7 +55,7 @@ public final class TorchLoader implements AutoCloseable {
         this.std = channelTensor(options.std(0), options.std(1), options.std(2));
         this.slots = new TorchBatch[loader.slots()];
         for (int s = 0; s < slots.length; s++) {
-            slots[s] = new TorchBatch(this, s);
+            slots[s] = new TorchBatch(this);
         }
     }
 
@@ -104,6 +104,18 @@ public final class TorchLoader implements AutoCloseable {
     /** Storages poisoned so far because a view of a batch's tensor outlived the batch (0 in a clean loop). */
     public long poisoned() {
         return poisoned;
+    }
+
+    /**
+     * Tensors (libtorch objects over native memory) the adapter made so far: one set per ring slot on its first full
+     * and first partial batch, plus one per poisoning; constant in steady state, where wrapping a batch makes none.
+     */
+    public long tensorsMade() {
+        long made = 0;
+        for (TorchBatch slot : slots) {
+            made += slot.tensorsMade();
+        }
+        return made;
     }
 
     TorchBatch slot(int slot) {
