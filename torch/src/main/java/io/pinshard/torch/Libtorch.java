@@ -28,24 +28,17 @@ public final class Libtorch {
         }
     }
 
-    private static volatile Status status;
+    /** Loads the natives on first use of {@link #status()} (class initialisation runs once, thread-safely). */
+    private static final class Probe {
+        static final Status STATUS = probe();
+    }
 
     private Libtorch() {
     }
 
     /** The probe result, computed on first call (loads the natives at most once). */
     public static Status status() {
-        Status s = status;
-        if (s == null) {
-            synchronized (Libtorch.class) {
-                s = status;
-                if (s == null) {
-                    s = probe();
-                    status = s;
-                }
-            }
-        }
-        return s;
+        return Probe.STATUS;
     }
 
     public static boolean isAvailable() {

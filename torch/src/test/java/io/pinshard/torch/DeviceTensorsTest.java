@@ -19,45 +19,23 @@ import io.pinshard.cuda.DeviceBatchStream;
 import io.pinshard.cuda.HostBackend;
 import io.pinshard.cuda.PipelineOptions;
 import io.pinshard.cuda.TensorDescriptor;
-import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderBatchSource;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Device batches as tensors: the descriptor mapping on the host backend (CPU tensors over the pipeline's memory, on
  * every machine) and on CUDA (skips saying what is missing: the CUDA build of libtorch, a GPU).
  */
-class DeviceTensorsTest {
-    @TempDir
-    static Path dir;
-    static Dataset dataset;
-
-    @BeforeAll
-    static void open() throws Exception {
-        assumeTrue(Libtorch.isAvailable(), Libtorch.status().describe());
-        dataset = Dataset.open(TorchTestData.write(dir));
-    }
-
-    @AfterAll
-    static void closeDataset() {
-        if (dataset != null) {
-            dataset.close();
-        }
-    }
-
+class DeviceTensorsTest extends TorchDatasetTest {
     /** The loader's own epoch 0: image bytes and labels per batch. */
     private static List<byte[]> hostBatches() {
         List<byte[]> batches = new ArrayList<>();

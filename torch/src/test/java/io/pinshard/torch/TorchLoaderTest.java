@@ -7,43 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.memory.HostMemoryAllocator;
-import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Loader;
-import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The host adapter's contract over a real loader: same bytes, no copy, revoked handles, bounded heap, no leak. */
-class TorchLoaderTest {
-    @TempDir
-    static Path dir;
-    static Dataset dataset;
-
-    @BeforeAll
-    static void open() throws Exception {
-        assumeTrue(Libtorch.isAvailable(), Libtorch.status().describe());
-        dataset = Dataset.open(TorchTestData.write(dir));
-    }
-
-    @AfterAll
-    static void closeDataset() {
-        if (dataset != null) {
-            dataset.close();
-        }
-    }
-
+class TorchLoaderTest extends TorchDatasetTest {
     private static long[] sizes(Tensor t) {
         return t.sizes().vec().get();
     }

@@ -4,11 +4,8 @@ import static io.pinshard.torch.TorchTestData.CROP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Loader;
-import java.nio.file.Path;
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Conv2dImpl;
@@ -18,34 +15,14 @@ import org.bytedeco.pytorch.SGDOptions;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Real training steps (conv, linear, cross-entropy, backward, SGD) on the adapter's tensors: a step that runs
  * backward before closing its batch poisons nothing; closing the batch before backward makes backward throw instead
  * of reading the workers' next pixels.
  */
-class TrainingStepTest {
-    @TempDir
-    static Path dir;
-    static Dataset dataset;
-
-    @BeforeAll
-    static void open() throws Exception {
-        assumeTrue(Libtorch.isAvailable(), Libtorch.status().describe());
-        dataset = Dataset.open(TorchTestData.write(dir));
-    }
-
-    @AfterAll
-    static void closeDataset() {
-        if (dataset != null) {
-            dataset.close();
-        }
-    }
-
+class TrainingStepTest extends TorchDatasetTest {
     /** A tiny CNN: conv 3x3 (3 -> 4), ReLU, linear to the 3 classes. */
     private static final class Net implements AutoCloseable {
         final Conv2dImpl conv;
