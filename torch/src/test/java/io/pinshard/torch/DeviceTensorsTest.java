@@ -60,6 +60,7 @@ class DeviceTensorsTest extends TorchDatasetTest {
     }
 
     /** Runs epoch 0 through a pipeline on {@code backend} and checks every batch's tensors against the loader's. */
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     private static void epochAsTensors(DeviceBackend backend, PipelineOptions pipelineOptions, boolean cuda) {
         List<byte[]> expected = hostBatches();
         try (Loader loader = Loader.open(dataset, TorchTestData.options().build());

@@ -45,6 +45,7 @@ class TorchLoaderTest extends TorchDatasetTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     void tensorsAreTheBatchWithoutACopy() {
         try (Loader loader = Loader.open(dataset, TorchTestData.options().build());
              TorchLoader batches = TorchLoader.of(loader);

@@ -59,6 +59,7 @@ class TrainingStepTest extends TorchDatasetTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     void stepsThatRunBackwardBeforeClosingPoisonNothing() {
         try (Net net = new Net();
              Loader loader = Loader.open(dataset, TorchTestData.options().build());
@@ -86,6 +87,7 @@ class TrainingStepTest extends TorchDatasetTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     void backwardAfterTheBatchWasClosedThrows() {
         try (Net net = new Net();
              Loader loader = Loader.open(dataset, TorchTestData.options().build());
