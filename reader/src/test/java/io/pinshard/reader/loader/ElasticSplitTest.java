@@ -3,7 +3,9 @@ package io.pinshard.reader.loader;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.memory.HeapCounter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -250,6 +252,31 @@ class ElasticSplitTest {
                 assertEquals(List.of(new LoaderState.Segment(8, 3), new LoaderState.Segment(3, 5)), appended.segments());
             }
         }
+    }
+
+    @Test
+    void resumedPlanLooksUpWithoutHeapAllocation() {
+        Scenario s = new Scenario(5000, 32, SampleOrder.QUASI_RANDOM, false, 64);
+        EpochPlan plan = s.plan(1, 3);
+        plan.prepare(EPOCH, ElasticSplit.resume(new LoaderState(EPOCH, 7, 7, 8, 0), s.records(), s.options(1, 3)));
+        long[] sink = new long[1];
+        Runnable pass = () -> {
+            for (long batch = plan.batches() - 1; batch >= 7; batch--) {
+                sink[0] += plan.samplesIn(batch);
+                for (int i = 0; i < plan.batchSize(); i++) {
+                    sink[0] += plan.recordAt(batch * plan.batchSize() + i);
+                }
+            }
+        };
+        HeapWarmUp.untilQuiet(pass, 3, 200);
+        long before = HeapCounter.currentThreadAllocatedBytes();
+        for (int round = 0; round < 20; round++) {
+            pass.run();
+        }
+        long allocated = HeapCounter.currentThreadAllocatedBytes() - before;
+        assumeTrue(before >= 0, "no thread allocation counter in this JVM");
+        assertTrue(allocated < 1024, "20 passes over " + (plan.batches() - 7) + " resumed batches allocated "
+            + allocated + " heap bytes (sink " + sink[0] + ")");
     }
 
     @Test
