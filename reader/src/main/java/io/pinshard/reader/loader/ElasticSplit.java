@@ -113,7 +113,7 @@ final class ElasticSplit {
      * The split of what {@code segments} left over {@code worldSize} ranks, for {@code rank}, from its first
      * batch; {@code state} only names the state in messages.
      */
-    static ElasticSplit of(long records, int batchSize, boolean dropLast, List<LoaderState.Segment> segments,
+    private static ElasticSplit of(long records, int batchSize, boolean dropLast, List<LoaderState.Segment> segments,
                            int worldSize, int rank, Object state) {
         if (segments.isEmpty()) {
             throw new IllegalArgumentException("an elastic split needs the epoch's first world size");
@@ -146,7 +146,10 @@ final class ElasticSplit {
         }
         long consumed = Math.min(first.batches() * batchSize, samples);
         byte[] marks = new byte[n];
-        for (long r = 0; r < world; r++) {
+        // One sample per rank (world >= n): ranks past n repeat the first n's positions with the same status, so a
+        // state naming a huge world costs O(n) here. Otherwise world x perRank < 2n.
+        long ranks = perRank == 1 ? Math.min(world, n) : world;
+        for (long r = 0; r < ranks; r++) {
             for (long j = 0; j < samples; j++) {
                 int position = (int) ((r * perRank + j) % n);
                 if (j < consumed) {
@@ -180,7 +183,7 @@ final class ElasticSplit {
                 + " were consumed");
         }
         int kept = 0;
-        for (int r = 0; r < world; r++) {
+        for (int r = 0; r < Math.min(world, length); r++) { // ranks past the length have empty blocks
             int from = blockStart(length, world, r);
             int size = blockStart(length, world, r + 1) - from;
             int taken = (int) batchStart(segment.batches(), size, k, batchSize);

@@ -2,10 +2,12 @@ package io.pinshard.reader.loader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.memory.HeapCounter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -277,6 +279,21 @@ class ElasticSplitTest {
         assumeTrue(before >= 0, "no thread allocation counter in this JVM");
         assertTrue(allocated < 1024, "20 passes over " + (plan.batches() - 7) + " resumed batches allocated "
             + allocated + " heap bytes (sink " + sink[0] + ")");
+    }
+
+    @Test
+    void aStateNamingAHugeWorldCostsTimeInTheDatasetSizeOnly() {
+        Scenario s = new Scenario(61, 4, SampleOrder.RANDOM, false, 6);
+        int huge = Integer.MAX_VALUE;
+        assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
+            assertEquals(61, ElasticSplit.resume(new LoaderState(EPOCH, 0, 7, huge, 0), 61, s.options(0, 3))
+                .remaining());
+            assertEquals(0, ElasticSplit.resume(new LoaderState(EPOCH, 1, 7, huge, 0), 61, s.options(0, 3))
+                .remaining());
+            LoaderState twice = new LoaderState(EPOCH, 1, 7, 3, 0, List.of(new LoaderState.Segment(7, 1),
+                new LoaderState.Segment(huge, 0)));
+            assertEquals(61 - 7 * 4, ElasticSplit.resume(twice, 61, s.options(0, 3)).remaining());
+        });
     }
 
     @Test
