@@ -176,12 +176,29 @@ class ElasticResumeTest {
         try (Loader loader = Loader.open(dataset, options(SampleOrder.RANDOM, false, 1, 3).toBuilder().workers(3)
             .build()); Epoch epoch = loader.resume(onThree)) {
             EpochContents tail = EpochContents.of(epoch);
-            EpochContents joined = new EpochContents(new ArrayList<>(head.ids()), new ArrayList<>(head.labels()),
-                new ArrayList<>(head.pixels()));
-            joined.ids().addAll(tail.ids());
-            joined.labels().addAll(tail.labels());
-            joined.pixels().addAll(tail.pixels());
-            whole.assertSameAs(joined);
+            whole.assertSameAs(head.then(tail));
+        }
+    }
+
+    @Test
+    void anotherRanksStateResumesThisRanksBatchesOnTheSameWorld() {
+        LoaderOptions rankTwo = options(SampleOrder.QUASI_RANDOM, false, 2, 3);
+        EpochContents whole;
+        try (Loader loader = Loader.open(dataset, rankTwo); Epoch epoch = loader.epoch(EPOCH)) {
+            whole = EpochContents.of(epoch);
+        }
+        LoaderState fromRankZero;
+        try (Loader loader = Loader.open(dataset, options(SampleOrder.QUASI_RANDOM, false, 0, 3));
+             Epoch epoch = loader.epoch(EPOCH)) {
+            EpochContents.of(epoch, 2);
+            fromRankZero = epoch.state();
+        }
+        try (Loader loader = Loader.open(dataset, rankTwo); Epoch epoch = loader.resume(fromRankZero)) {
+            EpochContents tail = EpochContents.of(epoch);
+            EpochContents expected = new EpochContents(whole.ids().subList(2, whole.ids().size()),
+                whole.labels().subList(2, whole.labels().size()), whole.pixels().subList(2, whole.pixels().size()));
+            expected.assertSameAs(tail);
+            assertEquals(new LoaderState(EPOCH, whole.ids().size(), 7, 3, 2), epoch.state());
         }
     }
 
