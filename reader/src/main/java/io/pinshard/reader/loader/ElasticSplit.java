@@ -23,9 +23,9 @@ import java.util.List;
  * fresh epoch), in {@code k = ceil(R / (w' x batch))} batches on every rank. Batches are filled greedily,
  * keeping one sample for each later batch: batch {@code j} of a block of {@code s} samples starts at
  * {@code min(j x batch, max(s - (k - j), min(j, s)))}. When the last step holds at least one sample per rank
- * (all but about one resume in {@code batch}) this is the usual shape, full batches and a smaller last one;
- * otherwise the shorter ranks' second-last batch is one sample short so that their last is not empty; only
- * when fewer samples are left than ranks (or with batch size 1) do some ranks get an empty last batch
+ * this is the usual shape, full batches and a smaller last one; otherwise (about one resume in {@code batch})
+ * the shorter ranks' second-last batch is one sample short so that their last is not empty; only when fewer
+ * samples are left than ranks (or with batch size 1) do some ranks get an empty last batch
  * ({@link Batch#size()} 0). Nothing is padded or dropped, whatever {@code dropLast}: exactly once is the
  * contract, so a resized epoch may end with smaller batches even with {@code dropLast}.
  *
@@ -110,14 +110,11 @@ final class ElasticSplit {
     }
 
     /**
-     * The split of what {@code segments} left over {@code worldSize} ranks, for {@code rank}, from its first
-     * batch; {@code state} only names the state in messages.
+     * The split of what {@code segments} (at least the first) left over {@code worldSize} ranks, for
+     * {@code rank}, from its first batch; {@code state} only names the state in messages.
      */
     private static ElasticSplit of(long records, int batchSize, boolean dropLast, List<LoaderState.Segment> segments,
-                           int worldSize, int rank, Object state) {
-        if (segments.isEmpty()) {
-            throw new IllegalArgumentException("an elastic split needs the epoch's first world size");
-        }
+                                   int worldSize, int rank, LoaderState state) {
         int[] order = firstRemainder(records, batchSize, dropLast, segments.get(0), state);
         int length = order.length;
         for (int i = 1; i < segments.size(); i++) {
@@ -133,7 +130,7 @@ final class ElasticSplit {
 
     /** The remaining order after the epoch's first segment, a plain {@link EpochPlan} split. */
     private static int[] firstRemainder(long records, int batchSize, boolean dropLast, LoaderState.Segment first,
-                                        Object state) {
+                                        LoaderState state) {
         int n = (int) records;
         int world = first.worldSize();
         String where = "state " + state + ": the epoch started on " + world + " ranks";
@@ -174,7 +171,7 @@ final class ElasticSplit {
     }
 
     /** Drops what the ranks of {@code segment} consumed of {@code order[0, length)}; the new length. */
-    private static int consume(int[] order, int length, LoaderState.Segment segment, int batchSize, Object state) {
+    private static int consume(int[] order, int length, LoaderState.Segment segment, int batchSize, LoaderState state) {
         int world = segment.worldSize();
         long k = batchesFor(length, world, batchSize);
         if (segment.batches() > k) {

@@ -132,9 +132,20 @@ public final class Loader implements AutoCloseable {
     /**
      * Continues an epoch from a state exported by {@link Epoch#state()} of a loader with the same dataset and
      * options but for workers, prefetch, rank and world size. Any rank's state will do (in lockstep they agree).
-     * On the world size the state was saved on, this rank gets exactly the batches it had left; on another
-     * one, the ranks of the new world share out the epoch's unconsumed samples, each delivered exactly once,
-     * in equal batch counts ({@link ElasticSplit}, docs/loader.md "Resume"). The next epoch is a plain one.
+     * On the world size the state was saved on, this rank gets exactly the batches it had left.
+     *
+     * <p>On another world size (elastic resume) the new ranks share out the epoch's unconsumed samples, each
+     * delivered exactly once, in equal batch counts. The epoch's samples are the positions of its order that
+     * the world it started on visits (all records without {@code dropLast}, padded copies counted once; with
+     * {@code dropLast} those of the ranks' whole batches); the unconsumed ones are those no rank has handed out
+     * yet, in epoch order. Rank {@code r'} of {@code w'} takes the {@code r'}-th of {@code w'} contiguous blocks
+     * of them (sizes differing by at most one, the longer first), in {@code ceil(R / (w' x batch))} batches
+     * filled greedily: full batches and a smaller last one, one sample moved from the second-last batch where
+     * the last would be empty, and an empty last batch only where fewer samples than ranks are left. Nothing
+     * is padded or dropped, also with {@code dropLast}. Augmentation depends on (seed, epoch, record) only, so
+     * a record is cropped the same on any rank. A later resize in the same epoch is recorded in the state
+     * (at most {@link LoaderState#MAX_SEGMENTS}); the next epoch is a plain one on the new world. Full rules:
+     * docs/loader.md, "Resume".
      *
      * @throws IllegalArgumentException when the state comes from another seed, or does not fit this dataset and
      *                                  these options (more batches consumed than the epoch had)

@@ -6,8 +6,8 @@ import java.util.List;
  * Where a training job stands in an epoch, small enough to store in a checkpoint: a loader built with the
  * same dataset and options (workers, prefetch, rank and world size may differ) resumes with
  * {@link Loader#resume(LoaderState)}. On the same world size it delivers exactly the batches that were left;
- * on another one it delivers the epoch's unconsumed samples exactly once across the new ranks (see
- * {@link ElasticSplit}). Jackson serialises it as a plain JSON object:
+ * on another one it delivers the epoch's unconsumed samples exactly once across the new ranks (the rules:
+ * {@link Loader#resume(LoaderState)}). Jackson serialises it as a plain JSON object:
  *
  * <pre>{@code {"epoch":3,"batchesConsumed":7,"seed":42,"worldSize":3,"rank":0,"segments":[{"worldSize":8,"batches":5}]}}</pre>
  *
