@@ -48,10 +48,11 @@ final class ElasticSplit {
     private final long remaining;
     private final long batches;
     private final long startBatch;
-    private final int[] block;
+    private final int[] block; // this rank's share: positions of the epoch order, ascending
+    private final int[] records; // the same as record numbers, once bound to the epoch order
 
     private ElasticSplit(List<LoaderState.Segment> segments, int worldSize, int batchSize, long remaining,
-                         long batches, long startInSplit, int[] block) {
+                         long batches, long startInSplit, int[] block, int[] records) {
         this.segments = segments;
         long offset = 0;
         for (LoaderState.Segment segment : segments) {
@@ -64,6 +65,7 @@ final class ElasticSplit {
         this.batches = batches;
         this.startBatch = offset + startInSplit;
         this.block = block;
+        this.records = records;
     }
 
     /**
@@ -106,7 +108,7 @@ final class ElasticSplit {
                 + " batches consumed on " + worldSize + " ranks, which have " + batches + " batches of the epoch's "
                 + remaining + " samples left after its earlier segments");
         }
-        return new ElasticSplit(segments, worldSize, batchSize, remaining, batches, j, block);
+        return new ElasticSplit(segments, worldSize, batchSize, remaining, batches, j, block, records);
     }
 
     /**
@@ -125,7 +127,7 @@ final class ElasticSplit {
         int size = blockStart(length, worldSize, rank + 1) - from;
         int[] block = new int[size];
         System.arraycopy(order, from, block, 0, size);
-        return new ElasticSplit(segments, worldSize, batchSize, length, k, 0, block);
+        return new ElasticSplit(segments, worldSize, batchSize, length, k, 0, block, new int[size]);
     }
 
     /** The remaining order after the epoch's first segment, a plain {@link EpochPlan} split. */
@@ -218,7 +220,7 @@ final class ElasticSplit {
         return offsetBatches;
     }
 
-    /** Batches of this split on every rank. */
+    /** Batches of this split on every rank (the epoch has {@code offsetBatches() + batches()}). */
     long batches() {
         return batches;
     }
@@ -237,21 +239,32 @@ final class ElasticSplit {
         return worldSize;
     }
 
-    /** This rank's block: positions of the epoch order, ascending. */
-    int[] block() {
-        return block;
+    /**
+     * Resolves this rank's block to record numbers through {@code positions}, the epoch order of the resumed
+     * epoch (once per resume, before the run starts), so {@link #recordAt(long)} is one array read.
+     */
+    void bind(int[] positions) {
+        for (int i = 0; i < block.length; i++) {
+            records[i] = positions[block[i]];
+        }
     }
 
-    /** Samples in this split's batch {@code j}. */
-    int samplesIn(long j) {
+    /**
+     * Record at place {@code position = batch x batchSize + i}, batches counted from the epoch's first; -1 where
+     * batch {@code batch} holds fewer than {@code i + 1} samples. Needs {@link #bind(int[])}.
+     */
+    int recordAt(long position) {
+        long batch = position / batchSize;
+        long j = batch - offsetBatches;
+        long start = batchStart(j, block.length, batches, batchSize);
+        long at = start + position - batch * batchSize;
+        return at < batchStart(j + 1, block.length, batches, batchSize) ? records[(int) at] : -1;
+    }
+
+    /** Samples in the epoch's batch {@code batch} (counted from its first, over all segments). */
+    int samplesIn(long batch) {
+        long j = batch - offsetBatches;
         return (int) (batchStart(j + 1, block.length, batches, batchSize) - batchStart(j, block.length, batches,
             batchSize));
-    }
-
-    /** Index in {@link #block()} of sample {@code inBatch} of this split's batch {@code j}, or -1 past its end. */
-    int indexOf(long j, int inBatch) {
-        long start = batchStart(j, block.length, batches, batchSize);
-        long end = batchStart(j + 1, block.length, batches, batchSize);
-        return start + inBatch < end ? (int) (start + inBatch) : -1;
     }
 }

@@ -36,7 +36,6 @@ final class EpochPlan {
     private final SplitMix random = new SplitMix();
     private int preparedEpoch = -1;
     private ElasticSplit split;
-    private int[] splitRecords;
 
     EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
         if (records <= 0) {
@@ -120,18 +119,10 @@ final class EpochPlan {
         preparedEpoch = epoch;
     }
 
-    /**
-     * Fills the epoch order and gives this rank its block of the epoch's rest as {@code elastic} splits it;
-     * allocates that block's record numbers once, so {@link #recordAt(long)} stays an array read.
-     */
+    /** Fills the epoch order and gives this rank its block of the epoch's rest as {@code elastic} splits it. */
     void prepare(int epoch, ElasticSplit elastic) {
         prepare(epoch);
-        int[] block = elastic.block();
-        int[] resumed = new int[block.length];
-        for (int i = 0; i < block.length; i++) {
-            resumed[i] = positions[block[i]];
-        }
-        splitRecords = resumed;
+        elastic.bind(positions);
         split = elastic;
     }
 
@@ -169,9 +160,7 @@ final class EpochPlan {
     int recordAt(long position) {
         ElasticSplit elastic = split;
         if (elastic != null) {
-            long batch = position / batchSize;
-            int index = elastic.indexOf(batch - elastic.offsetBatches(), (int) (position - batch * batchSize));
-            return index < 0 ? -1 : splitRecords[index];
+            return elastic.recordAt(position);
         }
         if (position >= samplesPerRank) {
             return -1;
@@ -204,7 +193,7 @@ final class EpochPlan {
     int samplesIn(long batch) {
         ElasticSplit elastic = split;
         if (elastic != null) {
-            return elastic.samplesIn(batch - elastic.offsetBatches());
+            return elastic.samplesIn(batch);
         }
         long start = batch * batchSize;
         return (int) Math.min(batchSize, samplesPerRank - start);
