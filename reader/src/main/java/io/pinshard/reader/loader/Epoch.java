@@ -38,7 +38,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         return run.epoch();
     }
 
-    /** Batches of this epoch on this rank, from the first (also when resumed). */
+    /** Batches of this epoch on this rank, from the first (also when resumed; resized: earlier segments'). */
     public long batches() {
         return plan.batches();
     }
@@ -51,7 +51,8 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     /** The state to checkpoint: a loader resumed from it continues with the next batch. */
     public LoaderState state() {
         LoaderOptions options = loader.options();
-        return new LoaderState(run.epoch(), nextBatch, options.seed(), options.worldSize(), options.rank());
+        return new LoaderState(run.epoch(), nextBatch, options.seed(), options.worldSize(), options.rank(),
+            plan.segments());
     }
 
     @Override

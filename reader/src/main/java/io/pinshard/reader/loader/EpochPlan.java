@@ -1,5 +1,7 @@
 package io.pinshard.reader.loader;
 
+import java.util.List;
+
 /**
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
  *
@@ -13,6 +15,10 @@ package io.pinshard.reader.loader;
  * order (at most {@code world - 1} records repeated, as PyTorch's DistributedSampler pads), and the
  * last batch may be partial (the same size on every rank). With {@code dropLast} every rank gets
  * {@code floor(n / world)} samples and only full batches; the remainder is not visited that epoch.
+ *
+ * <p>An epoch resumed on another world size ({@link #prepare(int, ElasticSplit)}) keeps this epoch order
+ * and gives each rank its {@link ElasticSplit} block of what is left instead; the next {@link #prepare(int)}
+ * returns to the plain split.
  */
 final class EpochPlan {
     private final int records;
@@ -29,6 +35,7 @@ final class EpochPlan {
     private final long perRankBlock;
     private final SplitMix random = new SplitMix();
     private int preparedEpoch = -1;
+    private ElasticSplit split;
 
     EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
         if (records <= 0) {
@@ -45,18 +52,10 @@ final class EpochPlan {
         this.order = options.order();
         this.seed = options.seed();
         this.positions = new int[this.records];
-        if (worldSize > records && options.dropLast()) {
-            throw new IllegalArgumentException("drop_last with " + worldSize + " ranks leaves nothing of "
-                + records + " records");
-        }
-        long perRank = options.dropLast() ? records / worldSize : (records + worldSize - 1) / worldSize;
+        long perRank = perRankBlock(records, worldSize, options.dropLast(), "");
         this.perRankBlock = perRank;
-        this.samplesPerRank = options.dropLast() ? perRank - perRank % batchSize : perRank;
-        this.batches = options.dropLast() ? perRank / batchSize : (perRank + batchSize - 1) / batchSize;
-        if (batches == 0) {
-            throw new IllegalArgumentException("drop_last leaves no full batch of " + batchSize + " from "
-                + perRank + " samples per rank");
-        }
+        this.samplesPerRank = samplesPerRank(perRank, batchSize, options.dropLast());
+        this.batches = batches(perRank, batchSize, options.dropLast(), "");
         if (order == SampleOrder.QUASI_RANDOM) {
             int window = options.quasiRandomWindow();
             int count = 0;
@@ -78,8 +77,33 @@ final class EpochPlan {
         }
     }
 
-    /** Fills the epoch order; allocation-free. */
+    /** Samples per rank, before rounding to batches: {@code P} of the class comment; {@code where} prefixes errors. */
+    static long perRankBlock(long records, int worldSize, boolean dropLast, String where) {
+        if (worldSize > records && dropLast) {
+            throw new IllegalArgumentException(where + "drop_last with " + worldSize + " ranks leaves nothing of "
+                + records + " records");
+        }
+        return dropLast ? records / worldSize : (records + worldSize - 1) / worldSize;
+    }
+
+    /** Samples each rank visits. */
+    static long samplesPerRank(long perRank, int batchSize, boolean dropLast) {
+        return dropLast ? perRank - perRank % batchSize : perRank;
+    }
+
+    /** Batches each rank gets; {@code where} prefixes errors. */
+    static long batches(long perRank, int batchSize, boolean dropLast, String where) {
+        long batches = dropLast ? perRank / batchSize : (perRank + batchSize - 1) / batchSize;
+        if (batches == 0) {
+            throw new IllegalArgumentException(where + "drop_last leaves no full batch of " + batchSize + " from "
+                + perRank + " samples per rank");
+        }
+        return batches;
+    }
+
+    /** Fills the epoch order with this rank's plain split; allocation-free. */
     void prepare(int epoch) {
+        split = null;
         if (epoch == preparedEpoch) {
             return;
         }
@@ -93,6 +117,13 @@ final class EpochPlan {
             default -> throw new IllegalStateException("unreachable");
         }
         preparedEpoch = epoch;
+    }
+
+    /** Fills the epoch order and gives this rank its block of the epoch's rest as {@code elastic} splits it. */
+    void prepare(int epoch, ElasticSplit elastic) {
+        prepare(epoch);
+        elastic.bind(positions);
+        split = elastic;
     }
 
     private void prepareQuasiRandom(int epoch) {
@@ -121,28 +152,57 @@ final class EpochPlan {
         }
     }
 
-    /** Global record number of this rank's sample {@code position} (0 .. samplesPerRank) of the prepared epoch. */
+    /**
+     * Global record number at place {@code position = batch x batchSize + i} of the prepared epoch (batches
+     * counted from the epoch's first, also when resumed), or -1 where batch {@code batch} holds fewer than
+     * {@code i + 1} samples.
+     */
     int recordAt(long position) {
+        ElasticSplit elastic = split;
+        if (elastic != null) {
+            return elastic.recordAt(position);
+        }
+        if (position >= samplesPerRank) {
+            return -1;
+        }
         long global = rank * perRankBlock + position;
         return positions[(int) (global % records)];
     }
 
+    /** Samples per rank of a plain epoch. */
     long samplesPerRank() {
         return samplesPerRank;
     }
 
-    long batches() {
+    /** Batches per rank of a plain epoch. */
+    long batchesPerEpoch() {
         return batches;
+    }
+
+    /** Batches of the prepared epoch on this rank, from its first (a resized epoch: earlier segments included). */
+    long batches() {
+        ElasticSplit elastic = split;
+        return elastic != null ? elastic.offsetBatches() + elastic.batches() : batches;
     }
 
     int batchSize() {
         return batchSize;
     }
 
-    /** Samples in batch {@code batch}: the batch size except maybe for the last one. */
+    /** Samples in batch {@code batch} of the prepared epoch: the batch size except maybe for the last ones. */
     int samplesIn(long batch) {
+        ElasticSplit elastic = split;
+        if (elastic != null) {
+            return elastic.samplesIn(batch);
+        }
         long start = batch * batchSize;
         return (int) Math.min(batchSize, samplesPerRank - start);
+    }
+
+    /** The prepared epoch's earlier world sizes, for its {@link LoaderState}: empty unless it was resized. */
+    List<LoaderState.Segment> segments() {
+        ElasticSplit elastic = split;
+        return elastic != null ? elastic.segments() : List.of();
     }
 
     int records() {

@@ -106,7 +106,7 @@ public final class Loader implements AutoCloseable {
 
     /** Batches each rank gets per epoch (equal on every rank). */
     public long batchesPerEpoch() {
-        return plan.batches();
+        return plan.batchesPerEpoch();
     }
 
     /** Samples each rank gets per epoch. */
@@ -126,23 +126,48 @@ public final class Loader implements AutoCloseable {
 
     /** Starts epoch {@code epoch} from its first batch, stopping any epoch still running. */
     public Epoch epoch(int epoch) {
-        return start(epoch, 0);
+        return start(epoch, 0, null);
     }
 
-    /** Continues a rank's epoch from a state exported by {@link Epoch#state()} with the same options. */
+    /**
+     * Continues an epoch from a state exported by {@link Epoch#state()} of a loader with the same dataset and
+     * options but for workers, prefetch, rank and world size. Any rank's state will do (in lockstep they agree).
+     * On the world size the state was saved on, this rank gets exactly the batches it had left.
+     *
+     * <p>On another world size (elastic resume) the new ranks share out the epoch's unconsumed samples, each
+     * delivered exactly once, in equal batch counts. The epoch's samples are the positions of its order that
+     * the world it started on visits (all records without {@code dropLast}, padded copies counted once; with
+     * {@code dropLast} those of the ranks' whole batches); the unconsumed ones are those no rank has handed out
+     * yet, in epoch order. Rank {@code r'} of {@code w'} takes the {@code r'}-th of {@code w'} contiguous blocks
+     * of them (sizes differing by at most one, the longer first), in {@code ceil(R / (w' x batch))} batches
+     * filled greedily: full batches and a smaller last one, one sample moved from the second-last batch where
+     * the last would be empty, and an empty last batch only where fewer samples than ranks are left. Nothing
+     * is padded or dropped, also with {@code dropLast}. Augmentation depends on (seed, epoch, record) only, so
+     * a record is cropped the same on any rank. A later resize in the same epoch is recorded in the state
+     * (at most {@link LoaderState#MAX_SEGMENTS}); the next epoch is a plain one on the new world. Full rules:
+     * docs/loader.md, "Resume".
+     *
+     * @throws IllegalArgumentException when the state comes from another seed, or does not fit this dataset and
+     *                                  these options (more batches consumed than the epoch had)
+     */
     public Epoch resume(LoaderState state) {
-        if (state.seed() != options.seed() || state.worldSize() != options.worldSize() || state.rank() != options.rank()) {
-            throw new IllegalArgumentException("state " + state + " was saved with another seed, rank or world size than "
-                + "this loader's (seed " + options.seed() + ", rank " + options.rank() + " of " + options.worldSize() + ")");
+        if (state.seed() != options.seed()) {
+            throw new IllegalArgumentException("state " + state + " was saved with seed " + state.seed()
+                + ", this loader's is " + options.seed() + ": the epoch orders differ");
         }
-        if (state.batchesConsumed() > plan.batches()) {
-            throw new IllegalArgumentException("state " + state + " is past the end of the epoch (" + plan.batches()
-                + " batches)");
+        ElasticSplit split = ElasticSplit.resume(state, dataset.size(), options);
+        if (split != null) {
+            return start(state.epoch(), split.startBatch(), split);
         }
-        return start(state.epoch(), state.batchesConsumed());
+        if (state.batchesConsumed() > plan.batchesPerEpoch()) {
+            throw new IllegalArgumentException("state " + state + " is past the end of the epoch ("
+                + plan.batchesPerEpoch() + " batches)");
+        }
+        return start(state.epoch(), state.batchesConsumed(), null);
     }
 
-    private synchronized Epoch start(int epoch, long startBatch) {
+    /** Starts a run of {@code epoch} at {@code startBatch}: the plain split, or {@code elastic}'s when not null. */
+    private synchronized Epoch start(int epoch, long startBatch, ElasticSplit elastic) {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
@@ -163,7 +188,11 @@ public final class Loader implements AutoCloseable {
                 throw new IllegalStateException(held + " batches of the previous epoch are still held: "
                     + "close them before starting epoch " + epoch);
             }
-            plan.prepare(epoch);
+            if (elastic == null) {
+                plan.prepare(epoch);
+            } else {
+                plan.prepare(epoch, elastic);
+            }
             ring.reset();
         } finally {
             ring.exit();

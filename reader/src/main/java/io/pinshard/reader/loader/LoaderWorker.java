@@ -54,12 +54,16 @@ final class LoaderWorker implements Runnable {
         int batchSize = options.batchSize();
         int slots = ring.slots();
         long firstPosition = run.startBatch() * batchSize;
-        long tickets = plan.samplesPerRank() - firstPosition;
+        long tickets = plan.batches() * batchSize - firstPosition; // one per place; short batches' spare ones skip
         try {
             while (!run.stopping()) {
                 long ticket = ring.claimTicket();
                 if (ticket >= tickets) {
                     return;
+                }
+                int record = plan.recordAt(firstPosition + ticket);
+                if (record < 0) {
+                    continue; // a place past the end of a short batch
                 }
                 long sequence = ticket / batchSize;
                 int inBatch = (int) (ticket - sequence * batchSize);
@@ -68,7 +72,7 @@ final class LoaderWorker implements Runnable {
                     return;
                 }
                 long started = System.nanoTime();
-                fill(ring.batch(slot), inBatch, plan.recordAt(firstPosition + ticket));
+                fill(ring.batch(slot), inBatch, record);
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET, System.nanoTime() - started);
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
                 ring.sampleWritten(slot);

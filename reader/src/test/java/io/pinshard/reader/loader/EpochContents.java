@@ -35,6 +35,15 @@ record EpochContents(List<long[]> ids, List<int[]> labels, List<byte[]> pixels) 
         pixels.add(image);
     }
 
+    /** These batches followed by {@code tail}'s (a run stopped at a checkpoint, then its resumed rest). */
+    EpochContents then(EpochContents tail) {
+        EpochContents joined = new EpochContents(new ArrayList<>(ids), new ArrayList<>(labels), new ArrayList<>(pixels));
+        joined.ids.addAll(tail.ids);
+        joined.labels.addAll(tail.labels);
+        joined.pixels.addAll(tail.pixels);
+        return joined;
+    }
+
     List<Long> allIds() {
         List<Long> all = new ArrayList<>();
         for (long[] batch : ids) {

@@ -143,12 +143,7 @@ class LoaderSamplingTest {
             assertEquals(2, batches.batchesConsumed());
             tail = EpochContents.of(batches);
         }
-        EpochContents joined = new EpochContents(new ArrayList<>(head.ids()), new ArrayList<>(head.labels()),
-            new ArrayList<>(head.pixels()));
-        joined.ids().addAll(tail.ids());
-        joined.labels().addAll(tail.labels());
-        joined.pixels().addAll(tail.pixels());
-        whole.assertSameAs(joined);
+        whole.assertSameAs(head.then(tail));
         try (Loader loader = Loader.open(dataset, options.toBuilder().seed(99).build())) {
             assertThrows(IllegalArgumentException.class, () -> loader.resume(state));
         }
