@@ -34,6 +34,7 @@ class ModuleArrowsTest {
         "writer", 2,
         "reader", 2,
         "cuda-bridge", 3,
+        "serve", 3,
         "cli", 4,
         "jmh", 4);
 
