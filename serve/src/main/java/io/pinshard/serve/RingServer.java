@@ -251,16 +251,18 @@ public final class RingServer implements AutoCloseable {
         long nextBeat = 0;
         long heartbeat = 0;
         ClientWatch client = null;
+        long lostSession = 0; // a dead client's session stays in the file: never attach it again
         Optional<ProcessHandle> owner = settings.ownerPid() > 0 ? ProcessHandle.of(settings.ownerPid()) : null;
         try {
             while (!stopping) {
                 int work = collectReleases();
                 long session = buffer.getLongVolatile(SESSION_OFFSET);
-                if (session != attachedSession) {
+                if (session != attachedSession && session != lostSession) {
                     if (client != null) {
                         lose(client, "detached");
                         client = null;
                     }
+                    lostSession = 0;
                     if (session != 0) {
                         client = attach(session);
                     }
@@ -273,6 +275,7 @@ public final class RingServer implements AutoCloseable {
                     if (client != null) {
                         String lost = client.lost(now);
                         if (lost != null) {
+                            lostSession = attachedSession;
                             lose(client, lost);
                             client = null;
                         }
@@ -340,7 +343,7 @@ public final class RingServer implements AutoCloseable {
             }
         }
         if (taken > 0) {
-            synchronized (this) {
+            synchronized (held) { // not this: close() holds this while it joins the threads
                 reclaimed += taken;
                 buffer.putLongOrdered(RECLAIMED_OFFSET, reclaimed);
             }
