@@ -13,7 +13,7 @@ import org.agrona.DirectBuffer;
  * running sums. The normative text, with the memory-ordering contract, is {@code docs/RING.md}.
  *
  * <pre>
- *  0          128        256          768        896                     slotsOffset (4096-aligned)
+ *  0          128        256          512        640                     slotsOffset (4096-aligned)
  *  +----------+----------+------------+----------+-----------+-----+------+----------------+-----+------------+
  *  | header   | server   | message    | client   | slot hdr 0| ... | pad  | slot 0 data    | ... | slot S-1   |
  *  | (once)   | block    | (UTF-8)    | block    | 128 B each|     | to   | images, labels,| ... | data       |
@@ -28,7 +28,7 @@ import org.agrona.DirectBuffer;
  *  56 SLOT_STRIDE i64 | 64 BATCHES_PER_EPOCH i64 | 72 SAMPLES_PER_EPOCH i64 | 80 RECORDS i64 | 88 SEED i64
  *  96 RANK i32 | 100 WORLD_SIZE i32 | 104 SERVER_PID i64 | 112 SERVER_START_MILLIS i64 | 120 reserved
  *
- *  Server block (128)          Client block (768)           Slot header s (896 + 128 s)
+ *  Server block (128)          Client block (512)           Slot header s (640 + 128 s)
  *   +0 STATUS i32               +0 CLIENT_PID i64             +0 SEQUENCE i64 (release; 0 = never used)
  *   +8 HEARTBEAT i64            +8 SESSION i64 (release)      +8 STREAM i64 (the command it answers)
  *  +16 ATTACHED_SESSION i64    +16 CLIENT_HEARTBEAT i64      +16 INDEX i64 (batch number in its epoch)
