@@ -61,11 +61,12 @@ class Server:
     ...     for images, labels in ring.epoch(0):
     ...         step(images, labels)
 
-    The server is told `--owner-pid` (this process): if this process dies, the server stops and unlinks the
+    With `attach=False` no client is attached (`ring` is None): open `Ring(server.ring_path)` yourself, e.g. in
+    another process. The server is told `--owner-pid` (this process): if this process dies, the server stops and unlinks the
     ring within 0.1 s. `events` collects the server's JSON status lines."""
 
     def __init__(self, dataset, ring=None, command=None, ready_timeout=600.0, pin_memory=False, eval=False,
-                 extra_args=(), **options):
+                 attach=True, extra_args=(), **options):
         directory = "/dev/shm" if ring is None else os.path.dirname(os.path.abspath(ring))
         clean_stale_rings(directory)
         if ring is None:
@@ -84,23 +85,26 @@ class Server:
         self._ready = threading.Event()
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         self._stderr = []
-        threading.Thread(target=self._read_events, daemon=True).start()
-        threading.Thread(target=self._read_errors, daemon=True).start()
+        self._readers = [threading.Thread(target=self._read_events, daemon=True),
+                         threading.Thread(target=self._read_errors, daemon=True)]
+        for reader in self._readers:
+            reader.start()
         deadline = time.monotonic() + ready_timeout
         while not self._ready.wait(0.05):
             if self.process.poll() is not None:
-                self.process.wait()
-                time.sleep(0.1)  # let the reader threads drain
+                self._close_pipes()
                 raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
                                 % (self.process.returncode, "".join(self._stderr).strip()[-2000:]))
             if time.monotonic() > deadline:
                 self.stop()
                 raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
-        try:
-            self.ring = Ring(self.ring_path, pin_memory=pin_memory, process=self.process)
-        except BaseException:
-            self.stop()
-            raise
+        self.ring = None
+        if attach:
+            try:
+                self.ring = Ring(self.ring_path, pin_memory=pin_memory, process=self.process)
+            except BaseException:
+                self.stop()
+                raise
 
     def _read_events(self):
         for line in self.process.stdout:
@@ -128,10 +132,18 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._close_pipes()
         try:
             os.unlink(self.ring_path)  # the server unlinks it on a clean exit; after SIGKILL we do
         except FileNotFoundError:
             pass
+
+    def _close_pipes(self):
+        self.process.wait()
+        for reader in self._readers:
+            reader.join(5)  # the pipes reach end of file once the server is gone
+        self.process.stdout.close()
+        self.process.stderr.close()
 
     def __enter__(self):
         return self.ring
