@@ -294,7 +294,7 @@ class Ring:
             pass
 
     def _await(self, done, timeout, what):
-        """Polls `done()` (spin, then sleeps up to 0.2 ms), checking the server every 0.1 s; returns wait seconds."""
+        """Polls `done()` (spin, yield, then 0.5 ms sleeps), checking the server every 0.1 s; returns wait seconds."""
         started = time.monotonic()
         if done():
             return 0.0
@@ -303,7 +303,7 @@ class Ring:
         while not done():
             spins += 1
             if spins > 64:
-                time.sleep(0.0002 if spins > 256 else 0)
+                time.sleep(0.0005 if spins > 256 else 0)
             now = time.monotonic()
             if now >= check:
                 self._check_server()

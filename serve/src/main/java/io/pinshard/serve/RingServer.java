@@ -136,7 +136,7 @@ public final class RingServer implements AutoCloseable {
     // ---- publisher thread ----
 
     private void publish() {
-        IdleStrategy idle = new BackoffIdleStrategy(64, 16, 10_000, 1_000_000);
+        IdleStrategy idle = new BackoffIdleStrategy(64, 16, 10_000, 200_000);
         long acked = 0;
         try {
             while (!stopping) {
@@ -247,7 +247,7 @@ public final class RingServer implements AutoCloseable {
     // ---- control thread ----
 
     private void control() {
-        IdleStrategy idle = new BackoffIdleStrategy(16, 8, 20_000, 200_000);
+        IdleStrategy idle = new BackoffIdleStrategy(16, 8, 20_000, 500_000);
         long nextBeat = 0;
         long heartbeat = 0;
         ClientWatch client = null;
