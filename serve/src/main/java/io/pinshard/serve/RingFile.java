@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
@@ -147,8 +148,10 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         long fileLength = fileLength(slots, length);
         tempPath = path.resolveSibling(path.getFileName() + TEMP_INFIX + ProcessHandle.current().pid());
         try {
-            channel = FileChannel.open(tempPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+            // Owner-only: the ring holds training data, and only this user's client should attach (docs/RING.md).
+            channel = FileChannel.open(tempPath, java.util.Set.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------")));
             // Write every page now: a full tmpfs fails here with an IOException, not later with SIGBUS in a worker.
             ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
             for (long at = 0; at < fileLength; at += zeros.capacity()) {
