@@ -109,6 +109,15 @@ class ServedEpochs(unittest.TestCase):
             batch.release()
         self.assertEqual(sum(1 for b in epoch if b.release() is None), len(epoch) - 3)
 
+    def test_batches_attaches_iterates_one_epoch_and_detaches(self):
+        self.ring.close()
+        count = 0
+        for images, labels in pinshard.Batches(self.server.ring_path, epoch=3):
+            count += images.shape[0]
+            self.assertEqual(labels.shape[0], images.shape[0])
+        self.assertEqual(count, RECORDS)
+        self.ring = pinshard.Ring(self.server.ring_path)  # detached: the next client attaches at once
+
     def test_a_second_client_is_refused_while_one_is_attached(self):
         with self.assertRaises(pinshard.RingError) as caught:
             pinshard.Ring(self.server.ring_path)

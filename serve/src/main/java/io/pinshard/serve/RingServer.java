@@ -123,6 +123,11 @@ public final class RingServer implements AutoCloseable {
         return loader;
     }
 
+    /** The publisher and control threads (for heap-allocation checks). */
+    java.util.List<Thread> threads() {
+        return java.util.List.of(publisher, control);
+    }
+
     /** Waits until the server stops (owner gone, {@code once} done, a failure, or {@link #close()}). */
     public boolean awaitStop(long timeout, TimeUnit unit) throws InterruptedException {
         return stopped.await(timeout, unit);

@@ -3,6 +3,7 @@ package io.pinshard.serve;
 import static io.pinshard.serve.RingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.SampleOrder;
@@ -39,6 +40,7 @@ class RingServerTest {
 
     static LoaderOptions options() {
         return LoaderOptions.builder().batchSize(8).crop(16).workers(2).prefetch(3).order(SampleOrder.RANDOM).seed(3)
+            .dataWaitWarning(1e9, 50) // the Java client here never trains: its data wait is ~100 % by design
             .build();
     }
 
@@ -178,6 +180,31 @@ class RingServerTest {
             () -> start(foreign, RingServer.Settings.defaults()));
         assertTrue(refused.getMessage().contains("not a pinshard ring"), refused.getMessage());
         assertEquals("not a ring", Files.readString(foreign), "left as it was");
+    }
+
+    @Test
+    void publishingAndReleasingAllocateNoHeapPerBatch() throws Exception {
+        Path ring = temp.resolve("heap.ring");
+        LoaderOptions oneImageBatches = options().toBuilder().batchSize(1).build();
+        try (RingServer server = RingServer.start(dataset, oneImageBatches, ring, RingServer.Settings.defaults(),
+            events::add); RingTestClient client = new RingTestClient(ring, ProcessHandle.current().pid(), 21)) {
+            long before = 0;
+            long batches = 0;
+            for (int epoch = 0; epoch < 4; epoch++) {
+                if (epoch == 1) { // epoch 0 warms the JIT up
+                    before = HeapCounter.allocatedBytes(server.threads());
+                }
+                client.command(COMMAND_EPOCH, epoch, 0);
+                for (long k = 0; k < client.streamBatches; k++) {
+                    int slot = client.take(client.firstSequence + k);
+                    client.release(slot, client.firstSequence + k);
+                }
+                batches += epoch > 0 ? client.streamBatches : 0;
+            }
+            long perBatch = (HeapCounter.allocatedBytes(server.threads()) - before) / batches;
+            // What remains is per epoch (the loader's new run and threads, the events), spread over 50 batches.
+            assertTrue(perBatch < 1024, perBatch + " heap bytes per batch");
+        }
     }
 
     @Test
