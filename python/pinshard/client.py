@@ -116,10 +116,17 @@ class Ring:
             fd = os.open(self.path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (self.path, self.path))
-        self._fd = fd
+        self._fd = None
         try:
             self._map(fd)
-            self._lock(fd)
+        finally:
+            os.close(fd)  # mmap keeps its own duplicate
+        # The flock lives on an open file description of its own: mmap's duplicate shares the first one, and it
+        # outlives close() while a tensor still views the ring, which must not keep the next client out.
+        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            self._check_same_file(self._fd)
+            self._lock(self._fd)
             self._check_server(starting=True)
             self._closed = False
             self._attach(attach_timeout)
@@ -185,6 +192,11 @@ class Ring:
         if platform.machine() not in ("x86_64", "AMD64"):
             warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
                           "docs/RING.md, 'ARM64'" % platform.machine())
+
+    def _check_same_file(self, fd):
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != self._inode:
+            raise RingError("%s was replaced while it was being opened: try again" % self.path)
 
     def _lock(self, fd):
         try:
@@ -457,7 +469,7 @@ class Ring:
             except BufferError:
                 pass  # a tensor still views the ring: the mapping goes with the last one
         if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)  # drops the flock
+            os.close(self._fd)  # drops the flock (the mapping may live on in tensors)
             self._fd = None
 
     def __enter__(self):
