@@ -111,6 +111,7 @@ class Ring:
         self._closed = True
         self._held = {}
         self._stream = None
+        self._epoch = None
         self._last_consumed = None
         try:
             fd = os.open(self.path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
@@ -328,7 +329,7 @@ class Ring:
 
     def epoch(self, epoch, auto_release=True):
         """Batches of epoch `epoch` from its first; see `Epoch`."""
-        return Epoch(self, self._start(L.COMMAND_EPOCH, epoch, 0), auto_release)
+        return self._opened(Epoch(self, self._start(L.COMMAND_EPOCH, epoch, 0), auto_release))
 
     def resume(self, state, auto_release=True):
         """Batches left in the epoch of `state` (a dict from `state()`, e.g. out of a checkpoint)."""
@@ -336,8 +337,8 @@ class Ring:
             if int(state[key]) != mine:
                 raise RingError("state %r was saved with %s %s; this server has %s %s" % (state, key, state[key], key,
                                                                                            mine))
-        return Epoch(self, self._start(L.COMMAND_RESUME, int(state["epoch"]), int(state["batchesConsumed"])),
-                       auto_release)
+        return self._opened(Epoch(self, self._start(L.COMMAND_RESUME, int(state["epoch"]),
+                                                    int(state["batchesConsumed"])), auto_release))
 
     def state(self):
         """Where training stands, as the loader's LoaderState JSON: resuming from it continues with the next
@@ -350,6 +351,8 @@ class Ring:
 
     def _start(self, kind, epoch, start_batch):
         self._ensure_open()
+        if self._epoch is not None:
+            self._epoch.close()  # a loop left with `break` still holds its last auto-released batch
         if self._held:
             raise RingError("%d batches of the previous epoch are still held: release them before starting epoch %d"
                             % (len(self._held), epoch))
@@ -369,6 +372,10 @@ class Ring:
                   self._long(L.STREAM_START_BATCH_OFFSET), self._long(L.STREAM_BATCHES_OFFSET))
         self._stream = stream
         return stream
+
+    def _opened(self, epoch):
+        self._epoch = epoch
+        return epoch
 
     def _take(self, stream, k, guess):
         """Batch k of `stream`; returns (Batch, seconds waited)."""

@@ -93,6 +93,12 @@ class ServedEpochs(unittest.TestCase):
         rest = [batch.ids.tolist() for batch in self.ring.resume(state)]
         self.assertEqual(rest, full[3:])
 
+    def test_a_loop_left_with_break_does_not_block_the_next_epoch(self):
+        for i, (images, labels) in enumerate(self.ring.epoch(0)):
+            if i == 1:
+                break
+        self.assertEqual(sum(1 for _ in self.ring.epoch(1)), (RECORDS + 7) // 8)
+
     def test_a_state_from_another_seed_is_refused_by_name(self):
         with self.assertRaises(pinshard.RingError) as caught:
             self.ring.resume({"epoch": 0, "batchesConsumed": 0, "seed": 6, "worldSize": 1, "rank": 0})
@@ -197,9 +203,18 @@ class Faults(unittest.TestCase):
         second = pinshard.serve(DATASET, ring=ring_path, **OPTIONS)
         try:
             self.assertEqual(sum(1 for _ in second.ring.epoch(0)), (RECORDS + 7) // 8)
+            # SIGTERM (what Ctrl-C and `kill` send): the server unlinks its ring itself, the client hears of it.
+            epoch = second.ring.epoch(1)
+            next(epoch)
+            second.process.terminate()
+            self.assertIn(second.process.wait(20), (0, 143))  # 143: the JVM ends by the signal, after its hooks
+            self.assertFalse(os.path.exists(ring_path), "the server unlinked its ring")
+            with self.assertRaises(pinshard.ServerGone) as caught:
+                for _ in epoch:
+                    pass
+            self.assertIn("stopped", str(caught.exception))
         finally:
             second.stop()
-        self.assertFalse(os.path.exists(ring_path))
 
     def test_a_directory_that_is_no_dataset_gets_pinshards_message(self):
         with tempfile.TemporaryDirectory() as empty:
