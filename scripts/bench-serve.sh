@@ -46,13 +46,18 @@ import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 bench = [r for r in rows if r["row"] == "bench"]
 client = [r for r in rows if r["row"] == "client"]
-print("| round | pinshard bench images/s | Python client over serve images/s | client / bench | tensors inside the ring |")
-print("|---:|---:|---:|---:|---|")
-ratios = []
+print("| round | pinshard bench images/s | Python client over serve images/s | client / bench | bridge CPU / server CPU | bridge CPU, % of one core | tensors inside the ring |")
+print("|---:|---:|---:|---:|---:|---:|---|")
+ratios, bridge = [], []
 for b, c in zip(bench, client):
     ratios.append(c["images_per_s"] / b["images_per_s"])
-    print(f'| {b["round"]} | {b["images_per_s"]:.0f} | {c["images_per_s"]:.0f} | {100 * ratios[-1]:.1f} % | {c["zero_copy"]} |')
-print(f"\nmedian client / bench: {100 * statistics.median(ratios):.1f} % (goal >= 90 %)\n")
+    bridge.append(c["bridge_cpu_pct_of_workers"])
+    print(f'| {b["round"]} | {b["images_per_s"]:.0f} | {c["images_per_s"]:.0f} | {100 * ratios[-1]:.1f} % '
+          f'| {bridge[-1]:.1f} % | {100 * (c["client_cpu_s"] + c["control_cpu_s"]) / c["seconds"]:.1f} % '
+          f'| {c["zero_copy"]} |')
+print(f"\nmedian client / bench: {100 * statistics.median(ratios):.1f} % (goal >= 90 %); median bridge CPU "
+      f"(the Python client + the server's control thread) / the rest of the server's CPU: "
+      f"{statistics.median(bridge):.1f} %\n")
 print("| loop | fed by | steps | images/s | data-wait % | step ms (no wait) |")
 print("|---|---|---:|---:|---:|---:|")
 for r in rows:

@@ -12,6 +12,7 @@ DataWaitMonitor counts it (10 % is its warning line).
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 
@@ -85,6 +86,44 @@ def train(batches, args, source):
             "crop": args.crop, "seconds": elapsed}
 
 
+def thread_cpu_seconds(pid):
+    """CPU seconds per thread name of process `pid` (names as /proc shows them: 15 characters)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    totals = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        totals[name] = totals.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return totals
+
+
+def process_cpu_seconds(pid):
+    """CPU seconds of process `pid`, threads that ended included."""
+    with open("/proc/%d/stat" % pid) as f:
+        stat = f.read()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bridge_cpu(server_pid, before, client_before):
+    """The bridge's CPU (the client process + the server's control thread) against the rest of the server (its
+    loader workers, which end with each epoch, plus the JVM's own threads)."""
+    after = thread_cpu_seconds(server_pid)
+    publisher = after.get("serve-publisher", 0.0) - before.get("serve-publisher", 0.0)
+    control = after.get("serve-control", 0.0) - before.get("serve-control", 0.0)
+    workers = process_cpu_seconds(server_pid) - before["__process__"] - publisher - control
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    client = usage.ru_utime + usage.ru_stime - client_before
+    # The publisher is the loader's consumer, as `pinshard bench`'s main thread is: the bridge adds the rest.
+    return {"worker_cpu_s": workers, "publisher_cpu_s": publisher, "control_cpu_s": control, "client_cpu_s": client,
+            "bridge_cpu_pct_of_workers": 100 * (control + client) / workers if workers else 0.0}
+
+
 def loader_only(args):
     """Takes and releases batches for `seconds` after `warmup`, whole epochs, like `pinshard bench`."""
     with pinshard.serve(args.dataset, **serve_options(args)) as ring:
@@ -95,6 +134,11 @@ def loader_only(args):
             for _ in ring.epoch(epoch):
                 pass
             epoch += 1
+        server_pid = ring.server_pid
+        cpu_before = thread_cpu_seconds(server_pid)
+        cpu_before["__process__"] = process_cpu_seconds(server_pid)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        client_before = usage.ru_utime + usage.ru_stime
         start = time.perf_counter()
         end = start + args.seconds
         start_ptr, end_ptr = ring.address_range()
@@ -105,8 +149,9 @@ def loader_only(args):
                 inside = inside and start_ptr <= images_batch.data_ptr() < end_ptr
             epoch += 1
         elapsed = time.perf_counter() - start
+        cpu = bridge_cpu(server_pid, cpu_before, client_before)
     return {"loader": "python client over pinshard serve", "images_per_s": images / elapsed,
-            "zero_copy": inside, "workers": args.workers, "batch": args.batch, "crop": args.crop,
+            "zero_copy": inside, **cpu, "workers": args.workers, "batch": args.batch, "crop": args.crop,
             "seconds": elapsed, "epochs": epoch}
 
 

@@ -97,8 +97,8 @@ public final class RingServer implements AutoCloseable {
             ring.close(STATUS_FAILED);
             throw e;
         }
-        this.publisher = new Thread(this::publish, "pinshard-serve-publisher");
-        this.control = new Thread(this::control, "pinshard-serve-control");
+        this.publisher = new Thread(this::publish, "serve-publisher");
+        this.control = new Thread(this::control, "serve-control");
         publisher.setDaemon(true);
         control.setDaemon(true);
     }
@@ -252,7 +252,7 @@ public final class RingServer implements AutoCloseable {
     // ---- control thread ----
 
     private void control() {
-        IdleStrategy idle = new BackoffIdleStrategy(16, 8, 20_000, 500_000);
+        IdleStrategy idle = new BackoffIdleStrategy(16, 8, 20_000, 1_000_000);
         long nextBeat = 0;
         long heartbeat = 0;
         ClientWatch client = null;
