@@ -123,6 +123,11 @@ public final class RingServer implements AutoCloseable {
         return loader;
     }
 
+    /** The ring file (for leak checks: its live regions). */
+    RingFile ringFile() {
+        return ring;
+    }
+
     /** The publisher and control threads (for heap-allocation checks). */
     java.util.List<Thread> threads() {
         return java.util.List.of(publisher, control);

@@ -53,8 +53,11 @@ class RingServerTest {
     @Test
     void anEpochArrivesWholeInOrderAndEachSlotIsReusedOnlyAfterItsRelease() throws Exception {
         Path ring = temp.resolve("epoch.ring");
+        RingFile file;
         try (RingServer server = start(ring, RingServer.Settings.defaults());
              RingTestClient client = new RingTestClient(ring, ProcessHandle.current().pid(), 7)) {
+            file = server.ringFile();
+            assertEquals(3, file.liveRegions(), "the loader's three slots come from the ring");
             assertEquals(RESULT_OK, client.command(COMMAND_EPOCH, 0, 0));
             assertEquals(7, client.streamBatches, "50 records in batches of 8");
             Set<Long> records = new HashSet<>();
@@ -94,6 +97,7 @@ class RingServerTest {
             assertEquals(0, client.index(slot));
         }
         assertFalse(Files.exists(ring), "close unlinks the ring");
+        assertEquals(0, file.liveRegions(), "the loader gave every slot back");
         assertTrue(events.stream().anyMatch(e -> "attached".equals(e.get("event"))), events.toString());
     }
 
