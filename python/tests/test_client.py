@@ -171,7 +171,7 @@ class Faults(unittest.TestCase):
             os.kill(child.pid, signal.SIGKILL)
             child.wait()
             child.stdout.close()
-            wait_for(lambda: any(e.get("event") == "detached" for e in server.events), 3, "the server notices")
+            wait_for(lambda: any(e.get("event") == "detached" for e in server.events), 10, "the server notices")
             detached = [e for e in server.events if e.get("event") == "detached"][0]
             self.assertIn("exited", detached["reason"])
             self.assertEqual(detached["reclaimed_slots"], 3)
@@ -191,7 +191,7 @@ class Faults(unittest.TestCase):
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         child.stdout.close()
-        wait_for(lambda: not os.path.exists(ring_path), 5, "the orphaned server unlinks %s" % ring_path)
+        wait_for(lambda: not os.path.exists(ring_path), 10, "the orphaned server unlinks %s" % ring_path)
         wait_for(lambda: not pinshard.client._process_alive(int(server_pid)), 10, "the server exits")
 
     def test_a_stale_ring_of_a_killed_server_never_blocks_a_restart(self):
