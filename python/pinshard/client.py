@@ -146,8 +146,8 @@ class Ring:
             raise RingError("%s is not a pinshard ring (not a regular file)" % self.path)
         size = info.st_size
         self._inode = (info.st_dev, info.st_ino)
-        if size < L.HEADER_END:
-            raise RingError("%s is not a pinshard ring (%d bytes, no \"PINSRING\" magic)" % (self.path, size))
+        if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
+            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (self.path, size))
         self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         if self._mm[:8] != L.MAGIC:
             raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)

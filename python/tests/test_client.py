@@ -250,6 +250,9 @@ class BadRings(unittest.TestCase):
     def test_an_empty_file(self):
         self.assert_refused(self.ring_file(b""), "not a pinshard ring")
 
+    def test_a_short_file_with_the_magic(self):
+        self.assert_refused(self.ring_file(L.MAGIC + bytes(200)), "not a pinshard ring", "too short")
+
     def test_a_missing_path(self):
         self.assert_refused(os.path.join(RING_DIR, "pinshard-no-such-%d.ring" % os.getpid()), "does not exist")
 
