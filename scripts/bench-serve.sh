@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PyTorch fed by pinshard serve vs PyTorch's own DataLoader, and the bridge's cost, in one run.
-# Usage: scripts/bench-serve.sh [--seconds S] [--rounds R] [--steps N] [--workers W] [--copies C]
+# Usage: scripts/bench-serve.sh [--seconds S] [--rounds R] [--steps N] [--workers W] [--copies C] [--loader-only]
 #   1. loader alone: `pinshard bench raw` vs the Python client over `pinshard serve raw` (take + release only),
 #      same options (batch 256, crop 224, W workers), R alternated rounds: images/s, median ratio (goal >= 90 %).
 #   2. a training loop (tiny CNN at crop 224, batch 256, N steps after 3 warm-up steps) fed by
@@ -10,7 +10,7 @@
 #   Datasets: scripts/prepare-bench-data.sh. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seconds=8 rounds=3 steps=40 workers=2 copies=24
+seconds=8 rounds=3 steps=40 workers=2 copies=24 train=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -18,7 +18,8 @@ while [[ $# -gt 0 ]]; do
     --steps) steps="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --copies) copies="$2"; shift 2 ;;
-    *) echo "usage: $0 [--seconds S] [--rounds R] [--steps N] [--workers W] [--copies C]" >&2; exit 2 ;;
+    --loader-only) train=0; shift ;;
+    *) echo "usage: $0 [--seconds S] [--rounds R] [--steps N] [--workers W] [--copies C] [--loader-only]" >&2; exit 2 ;;
   esac
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
@@ -35,6 +36,7 @@ for ((r = 1; r <= rounds; r++)); do
     | sed "s/^{/{\"row\":\"client\",\"round\":$r,/" >> "$results"
 done
 for mode in "" "--noop"; do
+  [[ "$train" == 1 ]] || break
   echo "training loop${mode:+ ($mode)}: DataLoader, then pinshard serve ..." >&2
   /usr/bin/python3 scripts/bench_serve.py train pytorch "$data/jpeg-files" --workers "$workers" --steps "$steps" $mode \
     | sed 's/^{/{"row":"train",/' >> "$results"
