@@ -311,8 +311,8 @@ public final class RingServer implements AutoCloseable {
             Batch batch = held.get(s);
             if (batch != null && buffer.getLongVolatile(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET) == heldSequence[s]
                 && held.compareAndSet(s, batch, null)) {
+                batch.close(); // before the count drops: the loader must see the slot free when the publisher does
                 outstanding.decrementAndGet();
-                batch.close();
                 released++;
             }
         }
@@ -347,8 +347,8 @@ public final class RingServer implements AutoCloseable {
         for (int s = 0; s < slots; s++) {
             Batch batch = held.getAndSet(s, null);
             if (batch != null) {
-                outstanding.decrementAndGet();
                 batch.close();
+                outstanding.decrementAndGet();
                 taken++;
             }
         }
