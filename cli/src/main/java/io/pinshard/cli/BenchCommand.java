@@ -17,11 +17,8 @@ import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
-import io.pinshard.reader.loader.Resampler;
-import io.pinshard.reader.loader.SampleOrder;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -44,43 +41,14 @@ final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
     Path directory;
 
-    @Option(names = "--batch", defaultValue = "256", description = "Batch size (default ${DEFAULT-VALUE}).")
-    int batch;
-
-    @Option(names = "--crop", defaultValue = "224", description = "Output side in pixels (default ${DEFAULT-VALUE}).")
-    int crop;
-
-    @Option(names = "--workers", description = "Worker threads (default: available processors).")
-    Integer workers;
-
-    @Option(names = "--prefetch", description = "Ring slots (default: max(2, 2 x workers)).")
-    Integer prefetch;
+    @CommandLine.Mixin
+    LoaderOptionsMixin loaderOptions;
 
     @Option(names = "--seconds", defaultValue = "10", description = "Measured seconds (default ${DEFAULT-VALUE}).")
     double seconds;
 
     @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds before measuring (default ${DEFAULT-VALUE}).")
     double warmup;
-
-    @Option(names = "--order", defaultValue = "random", description = "random, sequential or quasi-random (default ${DEFAULT-VALUE}).")
-    String order;
-
-    @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")
-    boolean eval;
-
-    @Option(names = "--crc", defaultValue = "auto", paramLabel = "MODE", description = "Payload CRC32C checks: auto "
-        + "(jpeg and lz4), always or never (default ${DEFAULT-VALUE}).")
-    String crc;
-
-    @Option(names = "--check-crc", description = "Same as --crc always.")
-    boolean checkCrc;
-
-    @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--resampler", defaultValue = "auto", description = "Crop resampler: auto, vector (JDK Vector API;"
-        + " needs --add-modules=jdk.incubator.vector, which ./pinshard passes) or opencv (default ${DEFAULT-VALUE}).")
-    String resampler;
 
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
     boolean json;
@@ -98,17 +66,12 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop).order(SampleOrder.parse(order))
-            .seed(seed).crcCheck(checkCrc ? CrcCheck.ALWAYS : CrcCheck.fromLabel(crc)).mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN)
-            .resampler(Resampler.parse(resampler))
+        LoaderOptions.Builder builder = loaderOptions.builder()
             // No trainer here: data wait is ~100 % by design, so the guard's warning would only add noise.
             .dataWaitWarning(1e9, 50);
-        if (workers != null) {
-            builder.workers(workers);
-        }
-        if (prefetch != null) {
-            builder.prefetch(prefetch);
-        }
+        int batch = loaderOptions.batch;
+        int crop = loaderOptions.crop;
+        long seed = loaderOptions.seed;
         if (gpuAugment && device == null) {
             spec.commandLine().getErr().println("pinshard bench: --gpu-augment needs --device host|cuda|auto");
             return PinshardCommand.EXIT_USAGE;
@@ -177,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("dataset", directory.toString());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
-        result.put("mb_per_s", images * (double) crop * crop * 3 / 1e6 / elapsed);
+        result.put("mb_per_s", images * (double) options.crop() * options.crop() * 3 / 1e6 / elapsed);
         result.put("source_mb_per_s", (after.sourceMegabytesPerSecond() * after.seconds()
             - before.sourceMegabytesPerSecond() * before.seconds()) / elapsed);
         result.put("data_wait_pct", after.dataWaitPercent());

@@ -22,22 +22,23 @@ import org.w3c.dom.NodeList;
 /**
  * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API) and
  * baseline (the naive loader people are measured against) beside it; writer and reader on top of those;
- * cuda-bridge on the reader; torch (the libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh,
+ * cuda-bridge on the reader; serve (the shared-memory ring for other processes) on the reader; torch (the libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh,
  * on everything and nothing on them. Read from the
  * poms themselves, so a new module or dependency has to take its place here.
  */
 class ModuleArrowsTest {
     /** A module's level; a main dependency points strictly down, a test one down or sideways. */
-    static final Map<String, Integer> LEVEL = Map.of(
-        "format-spec", 0,
-        "memory", 1,
-        "baseline", 1,
-        "writer", 2,
-        "reader", 2,
-        "cuda-bridge", 3,
-        "torch", 4,
-        "cli", 4,
-        "jmh", 4);
+    static final Map<String, Integer> LEVEL = Map.ofEntries(
+        Map.entry("format-spec", 0),
+        Map.entry("memory", 1),
+        Map.entry("baseline", 1),
+        Map.entry("writer", 2),
+        Map.entry("reader", 2),
+        Map.entry("cuda-bridge", 3),
+        Map.entry("serve", 3),
+        Map.entry("torch", 4),
+        Map.entry("cli", 4),
+        Map.entry("jmh", 4));
 
     record Arrow(String from, String to, String scope) {
         @Override

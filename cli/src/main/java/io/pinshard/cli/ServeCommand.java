@@ -1,0 +1,99 @@
+package io.pinshard.cli;
+
+import io.pinshard.format.Json;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.serve.RingServer;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code pinshard serve DIR --ring PATH}: runs the loader with its slots in a shared-memory ring file that a client in
+ * another process maps (the Python client in {@code python/pinshard}); the client starts epochs and resumes. Runs
+ * until interrupted (SIGINT/SIGTERM), until {@code --owner-pid} exits, or with {@code --once} until its first client
+ * leaves; always unlinks the ring on the way out. Layout and protocol: docs/RING.md.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "Serve loader batches to another process (e.g. PyTorch) through a shared-memory ring file.")
+final class ServeCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
+    Path directory;
+
+    @Option(names = "--ring", paramLabel = "PATH", description = "Ring file (default: /dev/shm/pinshard-<pid>.ring).")
+    Path ring;
+
+    @CommandLine.Mixin
+    LoaderOptionsMixin loaderOptions;
+
+    @Option(names = "--client-timeout", defaultValue = "30", paramLabel = "SECONDS", description = "A client whose "
+        + "heartbeat stops for this long is taken for dead and its slots reclaimed (default ${DEFAULT-VALUE}); a "
+        + "client whose process exits is noticed within 0.1 s.")
+    double clientTimeout;
+
+    @Option(names = "--owner-pid", paramLabel = "PID", description = "Stop, unlinking the ring, when this process "
+        + "exits (the Python launcher passes its own pid).")
+    long ownerPid;
+
+    @Option(names = "--once", description = "Stop after the first client detaches or dies.")
+    boolean once;
+
+    @Option(names = "--json", description = "Status as one JSON object per line on stdout (for scripts).")
+    boolean json;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        Path ringPath = ring != null ? ring : Path.of("/dev/shm", "pinshard-" + ProcessHandle.current().pid() + ".ring");
+        LoaderOptions options = loaderOptions.builder().build();
+        RingServer.Settings settings = new RingServer.Settings((long) (clientTimeout * 1e9), ownerPid, once);
+        try (Dataset dataset = Dataset.open(directory)) {
+            RingServer server = RingServer.start(dataset, options, ringPath, settings, event -> print(out, event));
+            Thread hook = new Thread(server::close, "pinshard-serve-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                while (!server.awaitStop(1, TimeUnit.SECONDS)) {
+                    // serving; the threads report through the events
+                }
+            } finally {
+                server.close();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException alreadyShuttingDown) {
+                    // the hook is running: it closed the server
+                }
+            }
+            print(out, Map.of("event", "stopped", "ring", ringPath.toString()));
+            if (server.failure() != null) {
+                spec.commandLine().getErr().println("pinshard serve: " + server.failure());
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    private synchronized void print(PrintWriter out, Map<String, Object> event) {
+        if (json) {
+            out.println(new String(Json.compact(event), StandardCharsets.UTF_8));
+        } else {
+            StringBuilder line = new StringBuilder("pinshard serve: ").append(event.get("event"));
+            event.forEach((key, value) -> {
+                if (!"event".equals(key)) {
+                    line.append(' ').append(key).append('=').append(value);
+                }
+            });
+            out.println(line);
+        }
+        out.flush();
+    }
+}

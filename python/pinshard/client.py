@@ -1,0 +1,552 @@
+"""The client side of the shared ring: maps the file `pinshard serve` writes and hands out torch tensors that view
+its slots (no copy). Protocol and memory-ordering contract: docs/RING.md."""
+
+import errno
+import fcntl
+import mmap
+import os
+import platform
+import stat
+import threading
+import time
+import warnings
+
+import numpy as np
+import torch
+
+from . import _layout as L
+
+#: The ring versions this client reads.
+SUPPORTED_VERSIONS = (1,)
+
+
+class RingError(RuntimeError):
+    """The ring cannot be used: not a ring, another version, refused command, server failure."""
+
+
+class ServerGone(RingError):
+    """The server process died or stopped answering while the client used its ring."""
+
+
+def _process_alive(pid):
+    """Whether process `pid` exists and is not a zombie."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, another user's
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True  # no /proc: trust kill(0)
+
+
+class Batch:
+    """One batch in a ring slot. `images` is a uint8 [N, H, W, C] tensor and `labels` an int32 [N] tensor, both
+    viewing the slot's memory; `ids` the int64 record numbers. Unpacks as `images, labels`. The memory is the
+    server's again after `release()`: do not use the tensors past it (copy what you keep)."""
+
+    __slots__ = ("images", "labels", "ids", "epoch", "index", "slot", "sequence", "_ring", "_released")
+
+    def __init__(self, ring, slot, sequence, epoch, index, images, labels, ids):
+        self._ring = ring
+        self.slot = slot
+        self.sequence = sequence
+        self.epoch = epoch
+        self.index = index
+        self.images = images
+        self.labels = labels
+        self.ids = ids
+        self._released = False
+
+    def __iter__(self):
+        return iter((self.images, self.labels))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return (self.images, self.labels)[i]
+
+    def release(self):
+        """Gives the slot back to the server. Idempotent."""
+        if not self._released:
+            self._released = True
+            self._ring._release(self.slot, self.sequence)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __repr__(self):
+        return "Batch(epoch=%d, index=%d, size=%d, slot=%d)" % (self.epoch, self.index, self.images.shape[0],
+                                                                 self.slot)
+
+
+class Ring:
+    """A client attached to a `pinshard serve` ring. One client per ring at a time (an flock on the file).
+
+    >>> with Ring("/dev/shm/train.ring") as ring:
+    ...     for images, labels in ring.epoch(0):
+    ...         step(images, labels)
+
+    `pin_memory=True` registers the whole mapping with CUDA (cudaHostRegister through torch's cudart), so
+    `images.to("cuda", non_blocking=True)` copies from page-locked memory; without a GPU `pinned` stays False and
+    `pin_reason` says why.
+    """
+
+    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None):
+        self.path = os.fspath(path)
+        self.server_timeout = server_timeout
+        self.pinned = False
+        self.pin_reason = "pin_memory was not asked for"
+        self._process = process  # a subprocess.Popen when we launched the server: poll() sees a zombie at once
+        self._closed = True
+        self._held = {}
+        self._stream = None
+        self._epoch = None
+        self._last_consumed = None
+        try:
+            fd = os.open(self.path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (self.path, self.path))
+        self._fd = None
+        try:
+            self._map(fd)
+        finally:
+            os.close(fd)  # mmap keeps its own duplicate
+        # The flock lives on an open file description of its own: mmap's duplicate shares the first one, and it
+        # outlives close() while a tensor still views the ring, which must not keep the next client out.
+        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            self._check_same_file(self._fd)
+            self._lock(self._fd)
+            self._check_server(starting=True)
+            self._closed = False
+            self._attach(attach_timeout)
+            if pin_memory:
+                self._pin()
+        except BaseException:
+            self._closed = True
+            self._unmap()
+            raise
+
+    # ---- opening ----
+
+    def _map(self, fd):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RingError("%s is not a pinshard ring (not a regular file)" % self.path)
+        size = info.st_size
+        self._inode = (info.st_dev, info.st_ino)
+        if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
+            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (self.path, size))
+        self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        if self._mm[:8] != L.MAGIC:
+            raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)
+        self._u8 = np.frombuffer(self._mm, dtype=np.uint8)
+        control = L.slots_offset(1)  # at least the header, server, client blocks and one slot header
+        self._i32 = np.frombuffer(self._mm, dtype="<i4", count=control // 4)
+        self._i64 = np.frombuffer(self._mm, dtype="<i8", count=control // 8)
+        version = self._int(L.VERSION_OFFSET)
+        if version not in SUPPORTED_VERSIONS:
+            if version > max(SUPPORTED_VERSIONS):
+                raise RingError("%s is a version %d ring; this client reads versions %s: the server is newer than "
+                                "the client, update python/pinshard" % (self.path, version, SUPPORTED_VERSIONS))
+            raise RingError("%s is a version %d ring; this client reads versions %s: the client is newer than the "
+                            "server, update pinshard (the Java side)" % (self.path, version, SUPPORTED_VERSIONS))
+        self.slots = self._int(L.SLOT_COUNT_OFFSET)
+        file_length = self._long(L.FILE_LENGTH_OFFSET)
+        self._slots_offset = self._long(L.SLOTS_OFFSET_OFFSET)
+        self._stride = self._long(L.SLOT_STRIDE_OFFSET)
+        self.capacity = self._int(L.CAPACITY_OFFSET)
+        self.height = self._int(L.HEIGHT_OFFSET)
+        self.width = self._int(L.WIDTH_OFFSET)
+        self.channels = self._int(L.CHANNELS_OFFSET)
+        geometry_ok = (file_length == size and 1 <= self.slots <= L.MAX_SLOTS
+                       and self._slots_offset == L.slots_offset(self.slots)
+                       and self._int(L.HEADER_LENGTH_OFFSET) == self._slots_offset
+                       and self._stride > 0 and self._stride % L.PAGE == 0
+                       and self._slots_offset + self.slots * self._stride == file_length
+                       and self.capacity >= 1 and self.height >= 1 and self.width >= 1 and self.channels == 3
+                       and self.capacity * self.height * self.width * self.channels <= self._stride)
+        if not geometry_ok:
+            raise RingError("%s has an inconsistent header (%d slots of stride %d from %d in %d bytes, file %d bytes)"
+                            % (self.path, self.slots, self._stride, self._slots_offset, file_length, size))
+        self._i32 = np.frombuffer(self._mm, dtype="<i4", count=self._slots_offset // 4)
+        self._i64 = np.frombuffer(self._mm, dtype="<i8", count=self._slots_offset // 8)
+        self.batches_per_epoch = self._long(L.BATCHES_PER_EPOCH_OFFSET)
+        self.samples_per_epoch = self._long(L.SAMPLES_PER_EPOCH_OFFSET)
+        self.records = self._long(L.RECORDS_OFFSET)
+        self.seed = self._long(L.SEED_OFFSET)
+        self.rank = self._int(L.RANK_OFFSET)
+        self.world_size = self._int(L.WORLD_SIZE_OFFSET)
+        self.server_pid = self._long(L.SERVER_PID_OFFSET)
+        self.eval_mode = bool(self._int(L.FLAGS_OFFSET) & L.FLAG_EVAL)
+        if platform.machine() not in ("x86_64", "AMD64"):
+            warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
+                          "docs/RING.md, 'ARM64'" % platform.machine())
+
+    def _check_same_file(self, fd):
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != self._inode:
+            raise RingError("%s was replaced while it was being opened: try again" % self.path)
+
+    def _lock(self, fd):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise RingError("another client (pid %d) is attached to %s: one client per ring (DDP: one server "
+                                "and one ring per rank)" % (self._long(L.CLIENT_PID_OFFSET), self.path))
+            raise
+
+    def _attach(self, timeout):
+        self._session = (int.from_bytes(os.urandom(8), "little") >> 2) | 1
+        self._command = max(self._long(L.COMMAND_OFFSET), self._long(L.ACK_COMMAND_OFFSET))
+        self._put_long(L.CLIENT_PID_OFFSET, os.getpid())
+        self._put_int(L.CLIENT_VERSION_OFFSET, L.VERSION)
+        self._put_long(L.SESSION_OFFSET, self._session)  # last: the server reads the fields above after it
+        self._await(lambda: self._long(L.ATTACHED_SESSION_OFFSET) == self._session, timeout, "to attach")
+        self._beat = threading.Event()
+        self._beater = threading.Thread(target=self._heartbeat, name="pinshard-ring-heartbeat", daemon=True)
+        self._beater.start()
+
+    def _heartbeat(self):
+        beat = 0
+        while not self._beat.wait(0.1):
+            beat += 1
+            try:
+                self._put_long(L.CLIENT_HEARTBEAT_OFFSET, beat)
+            except (ValueError, TypeError):
+                return  # unmapped under us by close()
+
+    def _pin(self):
+        if not torch.cuda.is_available():
+            self.pin_reason = "no CUDA device (torch.cuda.is_available() is False): the ring stays pageable"
+            return
+        cudart = torch.cuda.cudart()
+        result = cudart.cudaHostRegister(self._base(), len(self._mm), 0)
+        code = int(getattr(result, "value", result))
+        if code != 0:
+            self.pin_reason = "cudaHostRegister failed with error %d" % code
+            return
+        self.pinned = True
+        self.pin_reason = "registered with cudaHostRegister"
+
+    # ---- reading fields ----
+
+    def _int(self, offset):
+        return int(self._i32[offset >> 2])
+
+    def _long(self, offset):
+        return int(self._i64[offset >> 3])
+
+    def _put_int(self, offset, value):
+        self._i32[offset >> 2] = value
+
+    def _put_long(self, offset, value):
+        # One aligned 8-byte store (numpy's typed assignment): single-copy atomic on x86-64 and ARM64.
+        self._i64[offset >> 3] = value
+
+    def _base(self):
+        """Address of the mapping's first byte."""
+        return self._u8.ctypes.data
+
+    def address_range(self):
+        """(start, end) addresses of the mapping: every tensor this client hands out lies inside."""
+        return self._base(), self._base() + len(self._mm)
+
+    def message(self):
+        length = self._int(L.MESSAGE_OFFSET)
+        length = max(0, min(length, L.MESSAGE_MAX_BYTES))
+        start = L.MESSAGE_OFFSET + 4
+        return bytes(self._mm[start:start + length]).decode("utf-8", "replace")
+
+    # ---- liveness ----
+
+    def _check_server(self, starting=False):
+        status = self._int(L.STATUS_OFFSET)
+        if status == L.STATUS_FAILED:
+            raise ServerGone("the server of %s failed: %s" % (self.path, self.message()))
+        if status == L.STATUS_STOPPED:
+            raise ServerGone("the server of %s has stopped" % self.path)
+        dead = not _process_alive(self.server_pid)
+        if self._process is not None and self._process.poll() is not None:
+            dead = True
+        if dead:
+            self._unlink_if_orphaned()
+            raise ServerGone("the server of %s (pid %d) is gone: it was killed or crashed; the ring was removed"
+                             % (self.path, self.server_pid))
+        if starting:
+            self._beat_seen = (self._long(L.HEARTBEAT_OFFSET), time.monotonic())
+            return
+        beat, seen = self._beat_seen
+        now = time.monotonic()
+        current = self._long(L.HEARTBEAT_OFFSET)
+        if current != beat:
+            self._beat_seen = (current, now)
+        elif now - seen > self.server_timeout:
+            raise ServerGone("the server of %s (pid %d) has not beaten its heartbeat for %.1f s"
+                             % (self.path, self.server_pid, now - seen))
+
+    def _unlink_if_orphaned(self):
+        """A killed server cannot unlink its ring: the client does, if the path still names the file it mapped."""
+        try:
+            info = os.stat(self.path)
+            if (info.st_dev, info.st_ino) == self._inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+    def _await(self, done, timeout, what):
+        """Polls `done()`: a few checks, then sleeps from 50 us doubling to 1 ms (a waiting client costs ~1 % of a
+        core; the server keeps filling other slots meanwhile), checking the server every 0.1 s. Returns seconds."""
+        started = time.monotonic()
+        if done():
+            return 0.0
+        check = started + 0.1
+        pause = 0.0
+        while not done():
+            if pause:
+                time.sleep(pause)
+            pause = min(0.001, pause * 2 if pause else 0.00005)
+            now = time.monotonic()
+            if now >= check:
+                self._check_server()
+                if timeout is not None and now - started > timeout:
+                    raise RingError("timed out after %.0f s waiting %s on %s" % (timeout, what, self.path))
+                check = now + 0.1
+        return time.monotonic() - started
+
+    # ---- epochs ----
+
+    def epoch(self, epoch, auto_release=True):
+        """Batches of epoch `epoch` from its first; see `Epoch`."""
+        return self._opened(Epoch(self, self._start(L.COMMAND_EPOCH, epoch, 0), auto_release))
+
+    def resume(self, state, auto_release=True):
+        """Batches left in the epoch of `state` (a dict from `state()`, e.g. out of a checkpoint)."""
+        for key, mine in (("seed", self.seed), ("worldSize", self.world_size), ("rank", self.rank)):
+            if int(state[key]) != mine:
+                raise RingError("state %r was saved with %s %s; this server has %s %s" % (state, key, state[key], key,
+                                                                                           mine))
+        return self._opened(Epoch(self, self._start(L.COMMAND_RESUME, int(state["epoch"]),
+                                                    int(state["batchesConsumed"])), auto_release))
+
+    def state(self):
+        """Where training stands, as the loader's LoaderState JSON: resuming from it continues with the next
+        batch after the last one handed out."""
+        if self._last_consumed is None:
+            raise RingError("no batch has been handed out yet")
+        epoch, consumed = self._last_consumed
+        return {"epoch": epoch, "batchesConsumed": consumed, "seed": self.seed, "worldSize": self.world_size,
+                "rank": self.rank}
+
+    def _start(self, kind, epoch, start_batch):
+        self._ensure_open()
+        if self._epoch is not None:
+            self._epoch.close()  # a loop left with `break` still holds its last auto-released batch
+        if self._held:
+            raise RingError("%d batches of the previous epoch are still held: release them before starting epoch %d"
+                            % (len(self._held), epoch))
+        if epoch < 0 or start_batch < 0:
+            raise RingError("epoch and start batch must be >= 0: %d, %d" % (epoch, start_batch))
+        self._command += 1
+        self._put_int(L.COMMAND_KIND_OFFSET, kind)
+        self._put_int(L.COMMAND_EPOCH_OFFSET, epoch)
+        self._put_long(L.COMMAND_START_BATCH_OFFSET, start_batch)
+        self._put_long(L.COMMAND_OFFSET, self._command)  # last: the server reads the arguments after it
+        command = self._command
+        self._await(lambda: self._long(L.ACK_COMMAND_OFFSET) == command, 60.0, "for the server to start epoch %d"
+                    % epoch)
+        if self._int(L.ACK_RESULT_OFFSET) != L.RESULT_OK:
+            raise RingError("%s: %s" % (self.path, self.message()))
+        stream = (command, self._int(L.STREAM_EPOCH_OFFSET), self._long(L.STREAM_FIRST_SEQUENCE_OFFSET),
+                  self._long(L.STREAM_START_BATCH_OFFSET), self._long(L.STREAM_BATCHES_OFFSET))
+        self._stream = stream
+        return stream
+
+    def _opened(self, epoch):
+        self._epoch = epoch
+        return epoch
+
+    def _take(self, stream, k, guess):
+        """Batch k of `stream`; returns (Batch, seconds waited)."""
+        command, epoch, first, start_batch, count = stream
+        if self._stream is not stream:
+            raise RingError("epoch %d was superseded by a later epoch() or resume() on this ring" % epoch)
+        sequence = first + k
+        found = [guess]
+
+        def published():
+            s = found[0]
+            if self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) == sequence:
+                return True
+            for s in range(self.slots):
+                if self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) == sequence:
+                    found[0] = s
+                    return True
+            return False
+
+        waited = self._await(published, None, "for batch %d of epoch %d" % (start_batch + k, epoch))
+        slot = found[0]
+        header = L.slot_header_offset(slot)
+        # Seqlock-style: the header fields read below belong to `sequence` if SEQUENCE still says so afterwards.
+        stream_of = self._long(header + L.SLOT_STREAM_OFFSET)
+        index = self._long(header + L.SLOT_INDEX_OFFSET)
+        batch_epoch = self._int(header + L.SLOT_EPOCH_OFFSET)
+        size = self._int(header + L.SLOT_SIZE_OFFSET)
+        images_at = self._long(header + L.SLOT_IMAGES_OFFSET)
+        labels_at = self._long(header + L.SLOT_LABELS_OFFSET)
+        ids_at = self._long(header + L.SLOT_IDS_OFFSET)
+        if self._long(header + L.SLOT_SEQUENCE_OFFSET) != sequence or stream_of != command:
+            raise RingError("slot %d of %s changed while it was read (the server reclaimed it: was this client "
+                            "stalled longer than the server's --client-timeout?)" % (slot, self.path))
+        self._check_slot(slot, size, images_at, labels_at, ids_at)
+        image_bytes = self.height * self.width * self.channels
+        images = torch.from_numpy(self._u8[images_at:images_at + size * image_bytes]).view(
+            size, self.height, self.width, self.channels)
+        labels = torch.from_numpy(self._u8[labels_at:labels_at + 4 * size].view("<i4"))
+        ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
+        batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids)
+        self._held[slot] = sequence
+        self._last_consumed = (batch_epoch, index + 1)
+        return batch, waited
+
+    def _check_slot(self, slot, size, images_at, labels_at, ids_at):
+        start = self._slots_offset + slot * self._stride
+        end = start + self._stride
+        image_bytes = self.height * self.width * self.channels
+        for name, at, length, align in (("images", images_at, size * image_bytes, 1),
+                                        ("labels", labels_at, 4 * size, 4), ("sample ids", ids_at, 8 * size, 8)):
+            if not 1 <= size <= self.capacity or at < start or at > end - length or at % align:
+                raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
+                                % (self.path, slot, name, size, at, start, end))
+
+    def _release(self, slot, sequence):
+        if self._closed or self._held.get(slot) != sequence:
+            return
+        del self._held[slot]
+        # A plain store: on x86-64 (TSO) it is not reordered before this thread's earlier reads of the slot.
+        self._put_long(L.slot_header_offset(slot) + L.SLOT_RELEASED_OFFSET, sequence)
+
+    def release_all(self):
+        """Releases every batch this client holds."""
+        for slot, sequence in list(self._held.items()):
+            self._release(slot, sequence)
+
+    def _ensure_open(self):
+        if self._closed:
+            raise RingError("the client of %s is closed" % self.path)
+
+    # ---- closing ----
+
+    def close(self):
+        """Releases held slots, detaches (the server then waits for the next client) and unmaps. Tensors still
+        alive keep the mapping until they go."""
+        if self._closed:
+            return
+        self._closed = True
+        self._held.clear()
+        try:
+            self._beat.set()
+            self._beater.join()
+            self._put_long(L.SESSION_OFFSET, 0)
+        finally:
+            if self.pinned:
+                torch.cuda.cudart().cudaHostUnregister(self._base())
+                self.pinned = False
+            self._unmap()
+
+    def _unmap(self):
+        for name in ("_u8", "_i32", "_i64"):
+            if hasattr(self, name):
+                delattr(self, name)
+        mm = getattr(self, "_mm", None)
+        if mm is not None:
+            try:
+                mm.close()
+            except BufferError:
+                pass  # a tensor still views the ring: the mapping goes with the last one
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)  # drops the flock (the mapping may live on in tensors)
+            self._fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:
+                pass
+
+
+class Epoch:
+    """One epoch (or the rest of one) as an iterator of `Batch`es, each unpacking to `images, labels`. With
+    `auto_release` (the default) a batch is released when the loop asks for the next one or ends; without it the
+    trainer calls `batch.release()` (at most `ring.slots` may be held). Records `wait_seconds` (time spent waiting
+    for the server) and `batches_taken`."""
+
+    def __init__(self, ring, stream, auto_release=True):
+        self._ring = ring
+        self._stream = stream
+        self._auto = auto_release
+        self._k = 0
+        self._previous = None
+        self._guess = 0
+        self.epoch = stream[1]
+        self.start_batch = stream[3]
+        self.batches = stream[4]
+        self.wait_seconds = 0.0
+        self.batches_taken = 0
+
+    def __len__(self):
+        return self.batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._auto and self._previous is not None:
+            self._previous.release()
+            self._previous = None
+        if self._k >= self.batches:
+            raise StopIteration
+        batch, waited = self._ring._take(self._stream, self._k, self._guess)
+        self._guess = (batch.slot + 1) % self._ring.slots
+        self._k += 1
+        self.wait_seconds += waited
+        self.batches_taken += 1
+        if self._auto:
+            self._previous = batch
+        return batch
+
+    def close(self):
+        if self._previous is not None:
+            self._previous.release()
+            self._previous = None
+
+
+def Batches(path, epoch=0, state=None, **ring_options):
+    """Generator over one epoch of the ring at `path` (attach, iterate, detach): `for images, labels in
+    pinshard.Batches(path)`."""
+    with Ring(path, **ring_options) as ring:
+        batches = ring.resume(state) if state is not None else ring.epoch(epoch)
+        try:
+            for batch in batches:
+                yield batch
+        finally:
+            batches.close()

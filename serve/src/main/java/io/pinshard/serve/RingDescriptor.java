@@ -1,0 +1,276 @@
+package io.pinshard.serve;
+
+import static org.agrona.BitUtil.CACHE_LINE_LENGTH;
+
+import java.nio.charset.StandardCharsets;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+
+/**
+ * Byte layout of the shared ring file that {@code pinshard serve} writes and a client in another process (the
+ * Python client in {@code python/pinshard}) maps: a control block, a header per slot, then the batch slots the
+ * loader's workers fill in place. Little-endian; all offsets absolute from the start of the file and built as
+ * running sums. The normative text, with the memory-ordering contract, is {@code docs/RING.md}.
+ *
+ * <pre>
+ *  0          128        256          512        640                     slotsOffset (4096-aligned)
+ *  +----------+----------+------------+----------+-----------+-----+------+----------------+-----+------------+
+ *  | header   | server   | message    | client   | slot hdr 0| ... | pad  | slot 0 data    | ... | slot S-1   |
+ *  | (once)   | block    | (UTF-8)    | block    | 128 B each|     | to   | images, labels,| ... | data       |
+ *  |          |          |            |          |           |     | page | sample ids     |     |            |
+ *  +----------+----------+------------+----------+-----------+-----+------+----------------+-----+------------+
+ *   server    server      server       client     server writes                 loader workers write
+ *   writes    writes      writes       writes     RELEASED: client               (while the server holds the slot)
+ *
+ *  Header (written before the file is renamed into place; read-only afterwards)
+ *   0 MAGIC "PINSRING" | 8 VERSION i32 | 12 HEADER_LENGTH i32 | 16 FILE_LENGTH i64 | 24 SLOT_COUNT i32
+ *  28 CAPACITY i32 | 32 HEIGHT i32 | 36 WIDTH i32 | 40 CHANNELS i32 | 44 FLAGS i32 | 48 SLOTS_OFFSET i64
+ *  56 SLOT_STRIDE i64 | 64 BATCHES_PER_EPOCH i64 | 72 SAMPLES_PER_EPOCH i64 | 80 RECORDS i64 | 88 SEED i64
+ *  96 RANK i32 | 100 WORLD_SIZE i32 | 104 SERVER_PID i64 | 112 SERVER_START_MILLIS i64 | 120 reserved
+ *
+ *  Server block (128)          Client block (512)           Slot header s (640 + 128 s)
+ *   +0 STATUS i32               +0 CLIENT_PID i64             +0 SEQUENCE i64 (release; 0 = never used)
+ *   +8 HEARTBEAT i64            +8 SESSION i64 (release)      +8 STREAM i64 (the command it answers)
+ *  +16 ATTACHED_SESSION i64    +16 CLIENT_HEARTBEAT i64      +16 INDEX i64 (batch number in its epoch)
+ *  +24 ACK_COMMAND i64         +24 CLIENT_VERSION i32        +24 EPOCH i32 | +28 SIZE i32
+ *  +32 ACK_RESULT i32          +28 COMMAND_KIND i32          +32 IMAGES_OFFSET | +40 LABELS_OFFSET
+ *  +36 STREAM_EPOCH i32        +32 COMMAND_EPOCH i32         +48 IDS_OFFSET (i64 file offsets)
+ *  +40 STREAM_FIRST_SEQ i64    +40 COMMAND_START_BATCH i64   +64 RELEASED i64 (client writes; own line)
+ *  +48 STREAM_START_BATCH i64  +48 COMMAND i64 (release)
+ *  +56 STREAM_BATCHES i64
+ *  +64 PUBLISHED i64 (release)
+ *  +72 RECLAIMED i64
+ * </pre>
+ * Fields written by different processes never share a cache line: the server block, the message, the client
+ * block and each slot header are 128-byte blocks (two lines, for adjacent-line prefetch), and a slot's RELEASED
+ * sits on the second line of its header.
+ */
+public final class RingDescriptor {
+    /** "PINSRING" in ASCII, the first eight bytes of every ring file. */
+    public static final byte[] MAGIC = "PINSRING".getBytes(StandardCharsets.US_ASCII);
+    /** The ring version this server writes and the only one it reads. */
+    public static final int VERSION = 1;
+
+    /** Spacing of blocks written by different parties: two cache lines. */
+    public static final int BLOCK_LENGTH = 2 * CACHE_LINE_LENGTH;
+    /** Alignment of the slot data (a page): images start on a page, like the loader's own slots. */
+    public static final int PAGE = 4096;
+    /** Most slots a ring holds (the loader's prefetch bound). */
+    public static final int MAX_SLOTS = 1024;
+    /** The largest ring file version 1 allows: one Java mapping (2 GiB). */
+    public static final long MAX_FILE_LENGTH = Integer.MAX_VALUE;
+
+    // Header
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = MAGIC_OFFSET + 8;
+    public static final int HEADER_LENGTH_OFFSET = VERSION_OFFSET + Integer.BYTES;
+    public static final int FILE_LENGTH_OFFSET = HEADER_LENGTH_OFFSET + Integer.BYTES;
+    public static final int SLOT_COUNT_OFFSET = FILE_LENGTH_OFFSET + Long.BYTES;
+    public static final int CAPACITY_OFFSET = SLOT_COUNT_OFFSET + Integer.BYTES;
+    public static final int HEIGHT_OFFSET = CAPACITY_OFFSET + Integer.BYTES;
+    public static final int WIDTH_OFFSET = HEIGHT_OFFSET + Integer.BYTES;
+    public static final int CHANNELS_OFFSET = WIDTH_OFFSET + Integer.BYTES;
+    public static final int FLAGS_OFFSET = CHANNELS_OFFSET + Integer.BYTES;
+    public static final int SLOTS_OFFSET_OFFSET = FLAGS_OFFSET + Integer.BYTES;
+    public static final int SLOT_STRIDE_OFFSET = SLOTS_OFFSET_OFFSET + Long.BYTES;
+    public static final int BATCHES_PER_EPOCH_OFFSET = SLOT_STRIDE_OFFSET + Long.BYTES;
+    public static final int SAMPLES_PER_EPOCH_OFFSET = BATCHES_PER_EPOCH_OFFSET + Long.BYTES;
+    public static final int RECORDS_OFFSET = SAMPLES_PER_EPOCH_OFFSET + Long.BYTES;
+    public static final int SEED_OFFSET = RECORDS_OFFSET + Long.BYTES;
+    public static final int RANK_OFFSET = SEED_OFFSET + Long.BYTES;
+    public static final int WORLD_SIZE_OFFSET = RANK_OFFSET + Integer.BYTES;
+    public static final int SERVER_PID_OFFSET = WORLD_SIZE_OFFSET + Integer.BYTES;
+    public static final int SERVER_START_MILLIS_OFFSET = SERVER_PID_OFFSET + Long.BYTES;
+    public static final int HEADER_END = SERVER_START_MILLIS_OFFSET + Long.BYTES + Long.BYTES;
+
+    /** FLAGS bit 0: eval mode (resize + centre crop) rather than train. */
+    public static final int FLAG_EVAL = 1;
+
+    // Server block
+    public static final int SERVER_BLOCK_OFFSET = BLOCK_LENGTH;
+    public static final int STATUS_OFFSET = SERVER_BLOCK_OFFSET;
+    public static final int HEARTBEAT_OFFSET = STATUS_OFFSET + Long.BYTES;
+    public static final int ATTACHED_SESSION_OFFSET = HEARTBEAT_OFFSET + Long.BYTES;
+    public static final int ACK_COMMAND_OFFSET = ATTACHED_SESSION_OFFSET + Long.BYTES;
+    public static final int ACK_RESULT_OFFSET = ACK_COMMAND_OFFSET + Long.BYTES;
+    public static final int STREAM_EPOCH_OFFSET = ACK_RESULT_OFFSET + Integer.BYTES;
+    public static final int STREAM_FIRST_SEQUENCE_OFFSET = STREAM_EPOCH_OFFSET + Integer.BYTES;
+    public static final int STREAM_START_BATCH_OFFSET = STREAM_FIRST_SEQUENCE_OFFSET + Long.BYTES;
+    public static final int STREAM_BATCHES_OFFSET = STREAM_START_BATCH_OFFSET + Long.BYTES;
+    public static final int PUBLISHED_OFFSET = STREAM_BATCHES_OFFSET + Long.BYTES;
+    public static final int RECLAIMED_OFFSET = PUBLISHED_OFFSET + Long.BYTES;
+
+    // Message: i32 length, then that many UTF-8 bytes
+    public static final int MESSAGE_OFFSET = SERVER_BLOCK_OFFSET + BLOCK_LENGTH;
+    public static final int MESSAGE_BLOCK_LENGTH = 2 * BLOCK_LENGTH;
+    public static final int MESSAGE_MAX_BYTES = MESSAGE_BLOCK_LENGTH - Integer.BYTES;
+
+    // Client block
+    public static final int CLIENT_BLOCK_OFFSET = MESSAGE_OFFSET + MESSAGE_BLOCK_LENGTH;
+    public static final int CLIENT_PID_OFFSET = CLIENT_BLOCK_OFFSET;
+    public static final int SESSION_OFFSET = CLIENT_PID_OFFSET + Long.BYTES;
+    public static final int CLIENT_HEARTBEAT_OFFSET = SESSION_OFFSET + Long.BYTES;
+    public static final int CLIENT_VERSION_OFFSET = CLIENT_HEARTBEAT_OFFSET + Long.BYTES;
+    public static final int COMMAND_KIND_OFFSET = CLIENT_VERSION_OFFSET + Integer.BYTES;
+    public static final int COMMAND_EPOCH_OFFSET = COMMAND_KIND_OFFSET + Integer.BYTES;
+    public static final int COMMAND_START_BATCH_OFFSET = COMMAND_EPOCH_OFFSET + Long.BYTES;
+    public static final int COMMAND_OFFSET = COMMAND_START_BATCH_OFFSET + Long.BYTES;
+
+    // Slot headers
+    public static final int SLOT_HEADERS_OFFSET = CLIENT_BLOCK_OFFSET + BLOCK_LENGTH;
+    public static final int SLOT_HEADER_LENGTH = BLOCK_LENGTH;
+    public static final int SLOT_SEQUENCE_OFFSET = 0;
+    public static final int SLOT_STREAM_OFFSET = SLOT_SEQUENCE_OFFSET + Long.BYTES;
+    public static final int SLOT_INDEX_OFFSET = SLOT_STREAM_OFFSET + Long.BYTES;
+    public static final int SLOT_EPOCH_OFFSET = SLOT_INDEX_OFFSET + Long.BYTES;
+    public static final int SLOT_SIZE_OFFSET = SLOT_EPOCH_OFFSET + Integer.BYTES;
+    public static final int SLOT_IMAGES_OFFSET = SLOT_SIZE_OFFSET + Integer.BYTES;
+    public static final int SLOT_LABELS_OFFSET = SLOT_IMAGES_OFFSET + Long.BYTES;
+    public static final int SLOT_IDS_OFFSET = SLOT_LABELS_OFFSET + Long.BYTES;
+    public static final int SLOT_RELEASED_OFFSET = CACHE_LINE_LENGTH;
+
+    /** STATUS values. */
+    public static final int STATUS_STARTING = 0;
+    public static final int STATUS_READY = 1;
+    public static final int STATUS_STOPPED = 2;
+    public static final int STATUS_FAILED = 3;
+
+    /** COMMAND_KIND values: start an epoch from its first batch, or from COMMAND_START_BATCH (a saved state). */
+    public static final int COMMAND_EPOCH = 1;
+    public static final int COMMAND_RESUME = 2;
+
+    /** ACK_RESULT values. */
+    public static final int RESULT_OK = 0;
+    public static final int RESULT_REFUSED = 1;
+
+    private RingDescriptor() {
+    }
+
+    /** Offset of slot {@code slot}'s header. */
+    public static int slotHeaderOffset(int slot) {
+        return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH;
+    }
+
+    /** Offset of slot 0's data in a ring of {@code slots} slots: past the slot headers, on a page. */
+    public static long slotsOffset(int slots) {
+        checkSlots(slots);
+        return BitUtil.align((long) slotHeaderOffset(slots), PAGE);
+    }
+
+    /** Distance between slots holding {@code slotBytes} each: whole pages. */
+    public static long slotStride(long slotBytes) {
+        if (slotBytes <= 0) {
+            throw new IllegalArgumentException("a ring slot holds at least 1 byte: " + slotBytes);
+        }
+        return BitUtil.align(slotBytes, PAGE);
+    }
+
+    /** Offset of slot {@code slot}'s data. */
+    public static long slotOffset(long slotsOffset, long stride, int slot) {
+        return slotsOffset + slot * stride;
+    }
+
+    /** Length of a ring file of {@code slots} slots of {@code slotBytes} each. */
+    public static long fileLength(int slots, long slotBytes) {
+        long length = slotsOffset(slots) + slots * slotStride(slotBytes);
+        if (length > MAX_FILE_LENGTH) {
+            throw new IllegalArgumentException("a ring of " + slots + " slots of " + slotBytes + " bytes needs "
+                + length + " bytes; version " + VERSION + " rings hold at most " + MAX_FILE_LENGTH
+                + " (lower --prefetch or --batch)");
+        }
+        return length;
+    }
+
+    public static void checkSlots(int slots) {
+        if (slots < 1 || slots > MAX_SLOTS) {
+            throw new IllegalArgumentException("a ring has 1.." + MAX_SLOTS + " slots: " + slots);
+        }
+    }
+
+    /** Whether {@code buffer} (at least 8 bytes) starts with {@link #MAGIC}. */
+    public static boolean hasMagic(DirectBuffer buffer) {
+        if (buffer.capacity() < MAGIC.length) {
+            return false;
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (buffer.getByte(MAGIC_OFFSET + i) != MAGIC[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Checks a mapped ring's header against the file it came from: magic, version, and a geometry whose every
+     * slot lies inside the file. {@code what} names the file in the message.
+     *
+     * @throws RingFormatException naming the file and the first field that is wrong
+     */
+    public static void checkHeader(DirectBuffer buffer, long actualLength, String what) {
+        if (actualLength < HEADER_END || !hasMagic(buffer)) {
+            throw new RingFormatException(what + " is not a pinshard ring (no \"PINSRING\" magic)");
+        }
+        int version = buffer.getInt(VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new RingFormatException(what + " is a version " + version + " ring; this pinshard reads version "
+                + VERSION + (version > VERSION ? ": upgrade pinshard" : ": restart the server with this pinshard"));
+        }
+        long fileLength = buffer.getLong(FILE_LENGTH_OFFSET);
+        int slots = buffer.getInt(SLOT_COUNT_OFFSET);
+        if (fileLength != actualLength) {
+            throw new RingFormatException(what + " says it is " + fileLength + " bytes long but is " + actualLength);
+        }
+        if (slots < 1 || slots > MAX_SLOTS) {
+            throw new RingFormatException(what + " has " + slots + " slots (1.." + MAX_SLOTS + ")");
+        }
+        long slotsOffset = buffer.getLong(SLOTS_OFFSET_OFFSET);
+        long stride = buffer.getLong(SLOT_STRIDE_OFFSET);
+        int headerLength = buffer.getInt(HEADER_LENGTH_OFFSET);
+        if (slotsOffset != slotsOffset(slots) || headerLength != slotsOffset || stride <= 0 || stride % PAGE != 0
+            || stride > (fileLength - slotsOffset) / slots || slotsOffset + slots * stride != fileLength) {
+            throw new RingFormatException(what + " has an inconsistent slot geometry: " + slots + " slots of stride "
+                + stride + " from " + slotsOffset + " in " + fileLength + " bytes");
+        }
+        int capacity = buffer.getInt(CAPACITY_OFFSET);
+        int height = buffer.getInt(HEIGHT_OFFSET);
+        int width = buffer.getInt(WIDTH_OFFSET);
+        int channels = buffer.getInt(CHANNELS_OFFSET);
+        if (capacity < 1 || height < 1 || width < 1 || channels != 3
+            || (long) capacity * height * width * channels > stride) {
+            throw new RingFormatException(what + " has batches of " + capacity + " x " + height + " x " + width + " x "
+                + channels + " that do not fit its " + stride + "-byte slots");
+        }
+    }
+
+    /**
+     * Checks slot {@code slot}'s published offsets: images, labels and ids of {@code size} samples all inside the
+     * slot's data. A reader calls this before it makes views of the slot.
+     */
+    public static void checkSlotOffsets(DirectBuffer buffer, int slot, String what) {
+        long slotsOffset = buffer.getLong(SLOTS_OFFSET_OFFSET);
+        long stride = buffer.getLong(SLOT_STRIDE_OFFSET);
+        long start = slotOffset(slotsOffset, stride, slot);
+        long end = start + stride;
+        int header = slotHeaderOffset(slot);
+        int size = buffer.getInt(header + SLOT_SIZE_OFFSET);
+        int capacity = buffer.getInt(CAPACITY_OFFSET);
+        long imageBytes = (long) buffer.getInt(HEIGHT_OFFSET) * buffer.getInt(WIDTH_OFFSET)
+            * buffer.getInt(CHANNELS_OFFSET);
+        if (size < 1 || size > capacity) {
+            throw new RingFormatException(what + ": slot " + slot + " holds " + size + " samples (1.." + capacity + ")");
+        }
+        checkArray(what, slot, "images", buffer.getLong(header + SLOT_IMAGES_OFFSET), size * imageBytes, 1, start, end);
+        checkArray(what, slot, "labels", buffer.getLong(header + SLOT_LABELS_OFFSET), (long) size * Integer.BYTES,
+            Integer.BYTES, start, end);
+        checkArray(what, slot, "sample ids", buffer.getLong(header + SLOT_IDS_OFFSET), (long) size * Long.BYTES,
+            Long.BYTES, start, end);
+    }
+
+    private static void checkArray(String what, int slot, String array, long offset, long length, int alignment,
+                                   long start, long end) {
+        if (offset < start || offset > end - length || offset % alignment != 0) {
+            throw new RingFormatException(what + ": slot " + slot + "'s " + array + " (" + length + " bytes at "
+                + offset + ") lie outside the slot [" + start + ", " + end + ")");
+        }
+    }
+}

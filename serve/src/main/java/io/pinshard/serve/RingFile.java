@@ -1,0 +1,365 @@
+package io.pinshard.serve;
+
+import static io.pinshard.serve.RingDescriptor.*;
+
+import io.pinshard.memory.NativeRegion;
+import io.pinshard.memory.OwnedRegion;
+import io.pinshard.memory.RegionCountingAllocator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import org.agrona.BufferUtil;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The ring file on the server's side, and the loader's {@link io.pinshard.memory.BatchMemoryAllocator}: the loader
+ * asks for its slots one by one and gets regions carved from the file's mapping, so its workers write batches
+ * where the client reads them. The first allocation fixes the slot size and creates the file under a temporary
+ * name; {@link #publish} writes the header and renames it into place, so a client never sees half a ring.
+ * {@link #close()} unlinks the file (only if the path still names this server's file) and unmaps it.
+ *
+ * <p>An existing file at the path is replaced only when it is a ring whose server is gone (a crash left it); a live
+ * server's ring or a file that is not a ring is refused, naming it.
+ */
+public final class RingFile extends RegionCountingAllocator implements AutoCloseable {
+    private static final String TEMP_INFIX = ".tmp-";
+
+    private final Path path;
+    private final int slots;
+    private final boolean[] taken;
+    private Path tempPath;
+    private FileChannel channel;
+    private MappedByteBuffer mapping;
+    private UnsafeBuffer buffer;
+    private Object fileKey;
+    private long slotsOffset;
+    private long stride;
+    private long slotBytes;
+    private boolean closed;
+
+    private RingFile(Path path, int slots) {
+        super("ring");
+        this.path = path;
+        this.slots = slots;
+        this.taken = new boolean[slots];
+    }
+
+    /**
+     * A ring of {@code slots} slots at {@code path}, not yet created: clears a stale ring (and temporary files of
+     * dead servers) there first.
+     *
+     * @throws IllegalStateException when a live server owns the ring at {@code path}, or the path holds a file that
+     *                               is not a ring
+     */
+    public static RingFile prepare(Path path, int slots) {
+        checkSlots(slots);
+        Path absolute = path.toAbsolutePath();
+        Path parent = absolute.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("ring " + path + ": directory " + parent + " does not exist");
+        }
+        clearDeadTemporaries(absolute);
+        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
+            RingOwner owner = RingOwner.read(absolute);
+            if (owner == null) {
+                throw new IllegalStateException(path + " exists and is not a pinshard ring: refusing to replace it "
+                    + "(remove it or choose another --ring)");
+            }
+            if (owner.alive()) {
+                throw new IllegalStateException("ring " + path + " is in use by pinshard serve (pid " + owner.pid()
+                    + "): stop that server or choose another --ring");
+            }
+            try {
+                Files.deleteIfExists(absolute); // a crashed server's ring: never blocks a restart
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot remove the stale ring " + path, e);
+            }
+        }
+        return new RingFile(absolute, slots);
+    }
+
+    private static void clearDeadTemporaries(Path ring) {
+        String prefix = ring.getFileName() + TEMP_INFIX;
+        try (DirectoryStream<Path> siblings = Files.newDirectoryStream(ring.getParent(), prefix + "*")) {
+            for (Path sibling : siblings) {
+                String pid = sibling.getFileName().toString().substring(prefix.length());
+                if (pid.matches("[0-9]{1,18}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+                    Files.deleteIfExists(sibling);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + ring.getParent(), e);
+        }
+    }
+
+    /** The ring's path (absolute). */
+    public Path path() {
+        return path;
+    }
+
+    public int slots() {
+        return slots;
+    }
+
+    /**
+     * Slot {@code n} for the loader, in the order it asks (the lowest free slot). The first call creates and maps
+     * the file with {@link #slots()} slots of {@code length} bytes; later calls must ask for the same length.
+     */
+    @Override
+    public synchronized NativeRegion allocate(long length, int alignment) {
+        checkAllocation(length, alignment);
+        if (closed) {
+            throw new IllegalStateException("ring " + path + " is closed");
+        }
+        if (alignment > PAGE) {
+            throw new IllegalArgumentException("ring slots are " + PAGE + "-byte aligned, not " + alignment);
+        }
+        if (buffer == null) {
+            create(length);
+        } else if (length != slotBytes) {
+            throw new IllegalArgumentException("ring " + path + " has slots of " + slotBytes + " bytes; the loader "
+                + "asked for " + length);
+        }
+        for (int s = 0; s < slots; s++) {
+            if (!taken[s]) {
+                taken[s] = true;
+                return new Slot(this, s, BufferUtil.address(mapping) + slotOffset(slotsOffset, stride, s), length);
+            }
+        }
+        throw new IllegalStateException("ring " + path + " has " + slots + " slots, all given to the loader: its "
+            + "prefetch must equal the ring's slot count");
+    }
+
+    private void create(long length) {
+        long fileLength = fileLength(slots, length);
+        tempPath = path.resolveSibling(path.getFileName() + TEMP_INFIX + ProcessHandle.current().pid());
+        try {
+            // Owner-only: the ring holds training data, and only this user's client should attach (docs/RING.md).
+            channel = FileChannel.open(tempPath, java.util.Set.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------")));
+            // Write every page now: a full tmpfs fails here with an IOException, not later with SIGBUS in a worker.
+            ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
+            for (long at = 0; at < fileLength; at += zeros.capacity()) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), fileLength - at));
+                while (zeros.hasRemaining()) {
+                    channel.write(zeros, at + zeros.position());
+                }
+            }
+            BufferUtil.free(zeros);
+            mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength);
+            fileKey = Files.readAttributes(tempPath, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            closeChannel();
+            deleteQuietly(tempPath);
+            throw new UncheckedIOException("cannot create the ring " + tempPath + " (" + fileLength + " bytes): "
+                + e.getMessage(), e);
+        }
+        buffer = new UnsafeBuffer(mapping);
+        slotsOffset = slotsOffset(slots);
+        stride = slotStride(length);
+        slotBytes = length;
+        buffer.putBytes(MAGIC_OFFSET, MAGIC);
+        buffer.putInt(VERSION_OFFSET, VERSION);
+        buffer.putInt(HEADER_LENGTH_OFFSET, (int) slotsOffset);
+        buffer.putLong(FILE_LENGTH_OFFSET, fileLength);
+        buffer.putInt(SLOT_COUNT_OFFSET, slots);
+        buffer.putLong(SLOTS_OFFSET_OFFSET, slotsOffset);
+        buffer.putLong(SLOT_STRIDE_OFFSET, stride);
+        buffer.putLong(SERVER_PID_OFFSET, ProcessHandle.current().pid());
+        buffer.putLong(SERVER_START_MILLIS_OFFSET, RingOwner.startMillis(ProcessHandle.current()));
+        buffer.putInt(STATUS_OFFSET, STATUS_STARTING);
+    }
+
+    /** The mapped file; valid until {@link #close()}. */
+    public UnsafeBuffer buffer() {
+        if (buffer == null) {
+            throw new IllegalStateException("ring " + path + " has no file yet: the loader allocates it");
+        }
+        return buffer;
+    }
+
+    /** Which slot {@code address} (a loader batch's image address) starts; throws if it is none of the ring's. */
+    public int slotOf(long address) {
+        long offset = address - BufferUtil.address(mapping) - slotsOffset;
+        if (offset < 0 || offset % stride != 0 || offset / stride >= slots) {
+            throw new IllegalStateException("address 0x" + Long.toHexString(address) + " is not a slot of ring "
+                + path + ": the loader's allocator must be the ring");
+        }
+        return (int) (offset / stride);
+    }
+
+    /** File offset of {@code address} inside the mapping. */
+    public long offsetOf(long address) {
+        return address - BufferUtil.address(mapping);
+    }
+
+    /** Writes the header's remaining fields, marks the ring ready and renames it to {@link #path()}. */
+    public synchronized void publish(RingGeometry geometry) {
+        UnsafeBuffer b = buffer();
+        b.putInt(CAPACITY_OFFSET, geometry.capacity());
+        b.putInt(HEIGHT_OFFSET, geometry.crop());
+        b.putInt(WIDTH_OFFSET, geometry.crop());
+        b.putInt(CHANNELS_OFFSET, 3);
+        b.putInt(FLAGS_OFFSET, geometry.eval() ? FLAG_EVAL : 0);
+        b.putLong(BATCHES_PER_EPOCH_OFFSET, geometry.batchesPerEpoch());
+        b.putLong(SAMPLES_PER_EPOCH_OFFSET, geometry.samplesPerEpoch());
+        b.putLong(RECORDS_OFFSET, geometry.records());
+        b.putLong(SEED_OFFSET, geometry.seed());
+        b.putInt(RANK_OFFSET, geometry.rank());
+        b.putInt(WORLD_SIZE_OFFSET, geometry.worldSize());
+        checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
+        b.putIntOrdered(STATUS_OFFSET, STATUS_READY);
+        try {
+            Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot rename the ring " + tempPath + " to " + path, e);
+        }
+    }
+
+    /** Writes {@code message} (truncated to the block) into the message block; publish a status or result after. */
+    public void message(String message) {
+        byte[] bytes = message.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int length = Math.min(bytes.length, MESSAGE_MAX_BYTES);
+        buffer().putBytes(MESSAGE_OFFSET + Integer.BYTES, bytes, 0, length);
+        buffer().putInt(MESSAGE_OFFSET, length);
+    }
+
+    /**
+     * Marks the ring stopped (or failed), unlinks the path if it still names this file, and unmaps it once the
+     * loader gave back every slot (a slot still out leaves the mapping in place: a leak, never a crash).
+     */
+    public synchronized void close(int status) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (buffer != null) {
+            buffer.putIntOrdered(STATUS_OFFSET, status);
+        }
+        deleteIfOurs(path);
+        if (tempPath != null) {
+            deleteIfOurs(tempPath);
+        }
+        if (mapping != null && liveRegions() == 0) {
+            IoUtil.unmap(mapping);
+            mapping = null;
+        }
+        closeChannel();
+    }
+
+    @Override
+    public void close() {
+        close(STATUS_STOPPED);
+    }
+
+    private void deleteIfOurs(Path file) {
+        try {
+            Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            if (fileKey != null && fileKey.equals(key)) {
+                Files.deleteIfExists(file);
+            }
+        } catch (NoSuchFileException e) {
+            // already gone (a client unlinked it after seeing the server die)
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the ring " + file, e);
+        }
+    }
+
+    private void closeChannel() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing was written through the channel after the mapping
+            }
+            channel = null;
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // the creation error is the one to report
+        }
+    }
+
+    private synchronized void free(int slot) {
+        taken[slot] = false;
+    }
+
+    /** What the header says about the batches, known once the loader is built. */
+    public record RingGeometry(int capacity, int crop, boolean eval, long batchesPerEpoch, long samplesPerEpoch,
+                               long records, long seed, int rank, int worldSize) {
+    }
+
+    private static final class Slot extends OwnedRegion {
+        private final RingFile ring;
+        private final int slot;
+
+        Slot(RingFile ring, int slot, long address, long length) {
+            super(ring, address, length, false);
+            this.ring = ring;
+            this.slot = slot;
+        }
+
+        @Override
+        protected void release() {
+            ring.free(slot); // the memory is the file's: it goes when the ring closes
+        }
+
+        @Override
+        public String toString() {
+            return "slot " + slot + " of " + super.toString() + " in " + ring.path;
+        }
+    }
+
+    /** The server recorded in an existing ring's header, to tell a crashed run's ring from a live one. */
+    record RingOwner(long pid, long startMillis, int status) {
+        /** The owner of the ring at {@code file}, or null when the file is not a ring. */
+        static RingOwner read(Path file) {
+            ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+                while (header.hasRemaining() && in.read(header) > 0) {
+                    // read what there is
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file, e);
+            }
+            if (header.position() < header.capacity() || !hasMagic(new UnsafeBuffer(header.array()))) {
+                return null;
+            }
+            return new RingOwner(header.getLong(SERVER_PID_OFFSET), header.getLong(SERVER_START_MILLIS_OFFSET),
+                header.getInt(STATUS_OFFSET));
+        }
+
+        /** Whether the recorded server still runs: same pid, same start time (pids are reused). */
+        boolean alive() {
+            if (status == STATUS_STOPPED || status == STATUS_FAILED) {
+                return false;
+            }
+            Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+            return handle.isPresent() && handle.get().isAlive()
+                && Math.abs(startMillis(handle.get()) - startMillis) < 2_000;
+        }
+
+        static long startMillis(ProcessHandle process) {
+            return process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+        }
+    }
+}

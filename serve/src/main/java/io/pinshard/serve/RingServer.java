@@ -1,0 +1,448 @@
+package io.pinshard.serve;
+
+import static io.pinshard.serve.RingDescriptor.*;
+
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.loader.Batch;
+import io.pinshard.reader.loader.Epoch;
+import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.LoaderMode;
+import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.reader.loader.LoaderState;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * {@code pinshard serve}: a loader whose slots are a shared {@link RingFile}, driven by one client at a time
+ * through the ring's command block (docs/RING.md). Two threads:
+ * <ul>
+ *   <li>the <b>publisher</b> runs the client's commands (start an epoch, resume from a state) and hands each batch
+ *       the loader finishes to the client by writing its slot header and releasing its sequence;</li>
+ *   <li>the <b>control</b> thread beats the server heartbeat, closes each loader batch once the client released its
+ *       slot (so the workers refill it), and watches the client: a new session, a detach, or a dead client
+ *       (process gone, or no heartbeat for the client timeout) reclaims every slot it held.</li>
+ * </ul>
+ * Nothing is copied: the workers write into the slot, the client reads the same pages.
+ */
+public final class RingServer implements AutoCloseable {
+    /** Server heartbeat period; the client gives up after a few missed beats (docs/RING.md, "Liveness"). */
+    static final long HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final Dataset dataset;
+    private final LoaderOptions options;
+    private final RingFile ring;
+    private final Loader loader;
+    private final UnsafeBuffer buffer;
+    private final Settings settings;
+    private final Consumer<Map<String, Object>> events;
+    private final int slots;
+    private final AtomicReferenceArray<Batch> held;
+    private final long[] heldSequence;
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Thread publisher;
+    private final Thread control;
+    /** The session being served, 0 when none; written by the control thread. */
+    private volatile long attachedSession;
+    private volatile boolean stopping;
+    private volatile String failure;
+    private Epoch epoch;
+    private long nextSequence = 1;
+    private long reclaimed;
+
+    /**
+     * How the server treats its clients.
+     *
+     * @param clientTimeoutNanos a client whose heartbeat has not moved for this long is taken for dead
+     * @param ownerPid           stop (and unlink the ring) when this process exits; 0 for none
+     * @param once               stop after the first client detaches or dies
+     */
+    public record Settings(long clientTimeoutNanos, long ownerPid, boolean once) {
+        public static Settings defaults() {
+            return new Settings(TimeUnit.SECONDS.toNanos(30), 0, false);
+        }
+    }
+
+    private RingServer(Dataset dataset, LoaderOptions options, Path ringPath, Settings settings,
+                       Consumer<Map<String, Object>> events) {
+        this.dataset = dataset;
+        this.settings = settings;
+        this.events = events;
+        this.ring = RingFile.prepare(ringPath, options.prefetch());
+        this.options = options.toBuilder().allocator(ring).build();
+        this.slots = options.prefetch();
+        this.held = new AtomicReferenceArray<>(slots);
+        this.heldSequence = new long[slots];
+        Loader opened = null;
+        try {
+            opened = Loader.open(dataset, this.options);
+            this.loader = opened;
+            this.buffer = ring.buffer();
+            ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
+                options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
+                options.seed(), options.rank(), options.worldSize()));
+        } catch (RuntimeException | Error e) {
+            CloseHelper.quietClose(opened);
+            ring.close(STATUS_FAILED);
+            throw e;
+        }
+        this.publisher = new Thread(this::publish, "serve-publisher");
+        this.control = new Thread(this::control, "serve-control");
+        publisher.setDaemon(true);
+        control.setDaemon(true);
+    }
+
+    /** Builds the loader over the ring at {@code ringPath} and starts serving; the ring is ready on return. */
+    public static RingServer start(Dataset dataset, LoaderOptions options, Path ringPath, Settings settings,
+                                   Consumer<Map<String, Object>> events) {
+        RingServer server = new RingServer(dataset, options, ringPath, settings, events);
+        server.event("ready", "ring", server.ring.path().toString(), "slots", server.slots, "batch",
+            options.batchSize(), "crop", options.crop(), "batches_per_epoch", server.loader.batchesPerEpoch(),
+            "records", dataset.size(), "pid", ProcessHandle.current().pid());
+        server.control.start();
+        server.publisher.start();
+        return server;
+    }
+
+    public Path ringPath() {
+        return ring.path();
+    }
+
+    public Loader loader() {
+        return loader;
+    }
+
+    /** The ring file (for leak checks: its live regions). */
+    RingFile ringFile() {
+        return ring;
+    }
+
+    /** The publisher and control threads (for heap-allocation checks). */
+    java.util.List<Thread> threads() {
+        return java.util.List.of(publisher, control);
+    }
+
+    /** Waits until the server stops (owner gone, {@code once} done, a failure, or {@link #close()}). */
+    public boolean awaitStop(long timeout, TimeUnit unit) throws InterruptedException {
+        return stopped.await(timeout, unit);
+    }
+
+    /** The failure that stopped the server, or null. */
+    public String failure() {
+        return failure;
+    }
+
+    // ---- publisher thread ----
+
+    private void publish() {
+        IdleStrategy idle = new BackoffIdleStrategy(64, 16, 10_000, 200_000);
+        long acked = 0;
+        try {
+            while (!stopping) {
+                long session = attachedSession;
+                long command = buffer.getLongVolatile(COMMAND_OFFSET);
+                if (session == 0 || command == acked) {
+                    idle.idle();
+                    continue;
+                }
+                idle.reset();
+                acked = command;
+                if (startStream(command)) {
+                    stream(session, command, idle);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                fail(e);
+            }
+        }
+    }
+
+    /** Runs command {@code command}; acknowledges it, with the reason when it is refused. */
+    private boolean startStream(long command) {
+        int kind = buffer.getInt(COMMAND_KIND_OFFSET);
+        int epochNumber = buffer.getInt(COMMAND_EPOCH_OFFSET);
+        long startBatch = buffer.getLong(COMMAND_START_BATCH_OFFSET);
+        reclaimAll(); // a command promises the client holds no slot of the previous stream
+        CloseHelper.close(epoch);
+        epoch = null;
+        try {
+            if (kind == COMMAND_EPOCH) {
+                epoch = loader.epoch(epochNumber);
+            } else if (kind == COMMAND_RESUME) {
+                epoch = loader.resume(new LoaderState(epochNumber, startBatch, options.seed(), options.worldSize(),
+                    options.rank()));
+            } else {
+                throw new IllegalArgumentException("unknown command kind " + kind);
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            ring.message("command refused: " + e.getMessage());
+            buffer.putInt(ACK_RESULT_OFFSET, RESULT_REFUSED);
+            buffer.putLongOrdered(ACK_COMMAND_OFFSET, command);
+            event("refused", "command", command, "reason", e.getMessage());
+            return false;
+        }
+        long remaining = epoch.batches() - epoch.batchesConsumed();
+        buffer.putInt(ACK_RESULT_OFFSET, RESULT_OK);
+        buffer.putInt(STREAM_EPOCH_OFFSET, epochNumber);
+        buffer.putLong(STREAM_FIRST_SEQUENCE_OFFSET, nextSequence);
+        buffer.putLong(STREAM_START_BATCH_OFFSET, epoch.batchesConsumed());
+        buffer.putLong(STREAM_BATCHES_OFFSET, remaining);
+        buffer.putLongOrdered(ACK_COMMAND_OFFSET, command);
+        event("epoch", "epoch", epochNumber, "start_batch", epoch.batchesConsumed(), "batches", remaining);
+        return true;
+    }
+
+    /** Publishes the stream's batches while it is current: same session, no newer command. */
+    private void stream(long session, long command, IdleStrategy idle) {
+        long started = System.nanoTime();
+        long images = 0;
+        while (epoch.hasNext()) {
+            while (outstanding.get() >= slots) { // Epoch.next() refuses when every slot is held
+                if (!current(session, command)) {
+                    return;
+                }
+                idle.idle();
+            }
+            idle.reset();
+            if (!current(session, command)) {
+                return;
+            }
+            Batch batch = epoch.next();
+            int slot = ring.slotOf(batch.address());
+            long sequence = nextSequence++;
+            int header = slotHeaderOffset(slot);
+            buffer.putLong(header + SLOT_STREAM_OFFSET, command);
+            buffer.putLong(header + SLOT_INDEX_OFFSET, batch.index());
+            buffer.putInt(header + SLOT_EPOCH_OFFSET, batch.epoch());
+            buffer.putInt(header + SLOT_SIZE_OFFSET, batch.size());
+            buffer.putLong(header + SLOT_IMAGES_OFFSET, ring.offsetOf(batch.address()));
+            buffer.putLong(header + SLOT_LABELS_OFFSET, ring.offsetOf(batch.labelsAddress()));
+            buffer.putLong(header + SLOT_IDS_OFFSET, ring.offsetOf(batch.sampleIdsAddress()));
+            heldSequence[slot] = sequence;
+            if (!held.compareAndSet(slot, null, batch)) {
+                throw new IllegalStateException("the loader handed out slot " + slot + " while it was still held");
+            }
+            outstanding.incrementAndGet();
+            // Release: the pixels (written by the workers, which Epoch.next() synchronised with) and the header
+            // above are visible to whoever reads this sequence with acquire semantics.
+            buffer.putLongOrdered(header + SLOT_SEQUENCE_OFFSET, sequence);
+            buffer.putLongOrdered(PUBLISHED_OFFSET, sequence);
+            images += batch.size();
+            if (attachedSession != session) {
+                reclaimAll(); // the control thread may have reclaimed before this batch was in held[]
+                return;
+            }
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        event("epoch_end", "epoch", epoch.epoch(), "images", images, "seconds", seconds,
+            "images_per_s", seconds > 0 ? images / seconds : 0.0);
+    }
+
+    private boolean current(long session, long command) {
+        return !stopping && attachedSession == session && buffer.getLongVolatile(COMMAND_OFFSET) == command;
+    }
+
+    // ---- control thread ----
+
+    private void control() {
+        IdleStrategy idle = new BackoffIdleStrategy(16, 8, 20_000, 1_000_000);
+        long nextBeat = 0;
+        long heartbeat = 0;
+        ClientWatch client = null;
+        long lostSession = 0; // a dead client's session stays in the file: never attach it again
+        Optional<ProcessHandle> owner = settings.ownerPid() > 0 ? ProcessHandle.of(settings.ownerPid()) : null;
+        try {
+            while (!stopping) {
+                int work = collectReleases();
+                long session = buffer.getLongVolatile(SESSION_OFFSET);
+                if (session != attachedSession && session != lostSession) {
+                    if (client != null) {
+                        lose(client, "detached");
+                        client = null;
+                    }
+                    lostSession = 0;
+                    if (session != 0) {
+                        client = attach(session);
+                    }
+                    work++;
+                }
+                long now = System.nanoTime();
+                if (now >= nextBeat) {
+                    buffer.putLongOrdered(HEARTBEAT_OFFSET, ++heartbeat);
+                    nextBeat = now + HEARTBEAT_NANOS;
+                    if (client != null) {
+                        String lost = client.lost(now);
+                        if (lost != null) {
+                            lostSession = attachedSession;
+                            lose(client, lost);
+                            client = null;
+                        }
+                    }
+                    if (owner != null && (owner.isEmpty() || !owner.get().isAlive())) {
+                        event("owner_gone", "pid", settings.ownerPid());
+                        stopping = true;
+                    }
+                }
+                idle.idle(work);
+            }
+        } catch (RuntimeException | Error e) {
+            fail(e);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    /** Closes the loader batch of every slot the client released; returns how many. */
+    private int collectReleases() {
+        int released = 0;
+        for (int s = 0; s < slots; s++) {
+            Batch batch = held.get(s);
+            if (batch != null && buffer.getLongVolatile(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET) == heldSequence[s]
+                && held.compareAndSet(s, batch, null)) {
+                batch.close(); // before the count drops: the loader must see the slot free when the publisher does
+                outstanding.decrementAndGet();
+                released++;
+            }
+        }
+        return released;
+    }
+
+    private ClientWatch attach(long session) {
+        long pid = buffer.getLongVolatile(CLIENT_PID_OFFSET);
+        int version = buffer.getInt(CLIENT_VERSION_OFFSET);
+        reclaimAll();
+        ClientWatch client = new ClientWatch(pid, ProcessHandle.of(pid), System.nanoTime());
+        attachedSession = session;
+        buffer.putLongOrdered(ATTACHED_SESSION_OFFSET, session);
+        event("attached", "client_pid", pid, "session", session, "client_version", version,
+            "pid_visible", client.process.isPresent());
+        return client;
+    }
+
+    private void lose(ClientWatch client, String reason) {
+        attachedSession = 0;
+        int taken = reclaimAll();
+        buffer.putLongOrdered(ATTACHED_SESSION_OFFSET, 0);
+        event("detached", "client_pid", client.pid, "reason", reason, "reclaimed_slots", taken);
+        if (settings.once()) {
+            stopping = true;
+        }
+    }
+
+    /** Closes every batch still out, whoever holds it; returns how many. Safe from both threads. */
+    private int reclaimAll() {
+        int taken = 0;
+        for (int s = 0; s < slots; s++) {
+            Batch batch = held.getAndSet(s, null);
+            if (batch != null) {
+                batch.close();
+                outstanding.decrementAndGet();
+                taken++;
+            }
+        }
+        if (taken > 0) {
+            synchronized (held) { // not this: close() holds this while it joins the threads
+                reclaimed += taken;
+                buffer.putLongOrdered(RECLAIMED_OFFSET, reclaimed);
+            }
+        }
+        return taken;
+    }
+
+    /** The attached client's liveness: its process (when visible from here) and its heartbeat. */
+    private final class ClientWatch {
+        final long pid;
+        final Optional<ProcessHandle> process;
+        long beat;
+        long beatSeenNanos;
+
+        ClientWatch(long pid, Optional<ProcessHandle> process, long now) {
+            this.pid = pid;
+            this.process = process;
+            this.beat = buffer.getLongVolatile(CLIENT_HEARTBEAT_OFFSET);
+            this.beatSeenNanos = now;
+        }
+
+        /** Why the client is taken for dead, or null while it lives. */
+        String lost(long now) {
+            if (process.isPresent() && !process.get().isAlive()) {
+                return "process " + pid + " exited";
+            }
+            long current = buffer.getLongVolatile(CLIENT_HEARTBEAT_OFFSET);
+            if (current != beat) {
+                beat = current;
+                beatSeenNanos = now;
+            } else if (now - beatSeenNanos > settings.clientTimeoutNanos()) {
+                return "no heartbeat for " + TimeUnit.NANOSECONDS.toSeconds(now - beatSeenNanos) + " s";
+            }
+            return null;
+        }
+    }
+
+    // ---- shutdown ----
+
+    private void fail(Throwable e) {
+        String message = e.getMessage() != null ? e.getMessage() : e.toString();
+        synchronized (this) {
+            if (failure == null) {
+                failure = message;
+                ring.message("server failed: " + message);
+                buffer.putIntOrdered(STATUS_OFFSET, STATUS_FAILED);
+                event("failed", "reason", message);
+            }
+        }
+        stopping = true;
+    }
+
+    /** Stops both threads and the loader, marks the ring stopped (or failed) and unlinks it. Idempotent. */
+    @Override
+    public synchronized void close() {
+        stopping = true;
+        boolean interrupted = false;
+        try {
+            loader.close(); // a publisher waiting in Epoch.next() returns with an exception, which stopping hides
+            for (Thread thread : new Thread[] {publisher, control}) {
+                while (thread.isAlive()) {
+                    try {
+                        thread.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+            reclaimAll();
+        } finally {
+            ring.close(failure != null ? STATUS_FAILED : STATUS_STOPPED);
+            stopped.countDown();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void event(String name, Object... fields) {
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("event", name);
+        for (int i = 0; i < fields.length; i += 2) {
+            event.put((String) fields[i], fields[i + 1]);
+        }
+        events.accept(event);
+    }
+
+    @Override
+    public String toString() {
+        return "pinshard serve of " + dataset.directory() + " on " + ring.path();
+    }
+}

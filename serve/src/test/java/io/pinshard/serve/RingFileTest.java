@@ -1,0 +1,90 @@
+package io.pinshard.serve;
+
+import static io.pinshard.serve.RingDescriptor.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.pinshard.memory.NativeRegion;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ring file as an allocator and as a file: what the loader may ask, what a client finds. */
+class RingFileTest {
+    @TempDir
+    Path temp;
+
+    @Test
+    void slotsAreCarvedFromTheMappingAndTheHeaderPassesItsOwnCheck() throws Exception {
+        Path path = temp.resolve("a.ring");
+        try (RingFile ring = RingFile.prepare(path, 3)) {
+            NativeRegion[] slots = new NativeRegion[3];
+            for (int s = 0; s < 3; s++) {
+                slots[s] = ring.allocate(10_000, 4096);
+                assertEquals(0, slots[s].address() % 4096);
+                assertEquals(s, ring.slotOf(slots[s].address()));
+            }
+            assertEquals(3, ring.liveRegions());
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> ring.allocate(10_000, 4096));
+            assertTrue(full.getMessage().contains("all given to the loader"), full.getMessage());
+            IllegalStateException foreign = assertThrows(IllegalStateException.class,
+                () -> ring.slotOf(slots[0].address() + 64));
+            assertTrue(foreign.getMessage().contains("not a slot"), foreign.getMessage());
+            slots[1].close();
+            slots[1] = ring.allocate(10_000, 64);
+            assertEquals(1, ring.slotOf(slots[1].address()), "a freed slot is handed out again");
+            IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> ring.allocate(9_999, 64));
+            assertTrue(size.getMessage().contains("10000"), size.getMessage());
+            IllegalArgumentException alignment = assertThrows(IllegalArgumentException.class,
+                () -> ring.allocate(10_000, 8192));
+            assertTrue(alignment.getMessage().contains("8192"), alignment.getMessage());
+
+            assertFalse(Files.exists(path), "not under its name before publish");
+            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1));
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
+            UnsafeBuffer header = ring.buffer();
+            checkHeader(header, Files.size(path), path.toString());
+            assertEquals(slotsOffset(3) + 3 * 12_288, Files.size(path), "3 slots of 10,000 bytes in whole pages");
+            assertEquals(STATUS_READY, header.getInt(STATUS_OFFSET));
+            for (NativeRegion slot : slots) {
+                slot.close();
+            }
+            assertEquals(0, ring.liveRegions());
+        }
+        assertFalse(Files.exists(path));
+    }
+
+    @Test
+    void aDeadServersTemporaryFileIsRemovedByTheNextServer() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path leftover = Files.writeString(temp.resolve("b.ring.tmp-" + gone.pid()), "half a ring");
+        Path mine = Files.writeString(temp.resolve("b.ring.tmp-" + ProcessHandle.current().pid()), "live");
+        try (RingFile ring = RingFile.prepare(temp.resolve("b.ring"), 1)) {
+            assertFalse(Files.exists(leftover), "the dead pid's temporary file is gone");
+            assertTrue(Files.exists(mine), "a live pid's is not touched");
+        }
+    }
+
+    @Test
+    void headerCheckNamesWhatIsWrong() {
+        UnsafeBuffer text = new UnsafeBuffer("this is not a ring file at all, but it is long enough to have a header ....."
+            .repeat(4).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        RingFormatException notARing = assertThrows(RingFormatException.class,
+            () -> checkHeader(text, text.capacity(), "x"));
+        assertTrue(notARing.getMessage().contains("not a pinshard ring"), notARing.getMessage());
+        UnsafeBuffer future = new UnsafeBuffer(new byte[8192]);
+        future.putBytes(MAGIC_OFFSET, MAGIC);
+        future.putInt(VERSION_OFFSET, VERSION + 1);
+        RingFormatException newer = assertThrows(RingFormatException.class,
+            () -> checkHeader(future, future.capacity(), "y"));
+        assertTrue(newer.getMessage().contains("version 2") && newer.getMessage().contains("upgrade pinshard"),
+            newer.getMessage());
+        future.putInt(VERSION_OFFSET, VERSION);
+        RingFormatException length = assertThrows(RingFormatException.class,
+            () -> checkHeader(future, future.capacity(), "z"));
+        assertTrue(length.getMessage().contains("bytes long"), length.getMessage());
+    }
+}
