@@ -22,10 +22,14 @@ import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
 import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SampleOrder;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -43,6 +47,8 @@ import picocli.CommandLine.Parameters;
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
     Path directory;
+    @Parameters(index = "1..*", arity = "0..*", paramLabel = "MORE", description = "With --sweep: more dataset directories.")
+    List<Path> moreDirectories = new ArrayList<>();
 
     @Option(names = "--batch", defaultValue = "256", description = "Batch size (default ${DEFAULT-VALUE}).")
     int batch;
@@ -93,6 +99,9 @@ final class BenchCommand implements Callable<Integer> {
         + " device (the CPU reference on host).")
     boolean gpuAugment;
 
+    @CommandLine.Mixin
+    BenchSweepOptions sweep;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -124,6 +133,10 @@ final class BenchCommand implements Callable<Integer> {
             builder.allocator(backend.hostAllocator());
         }
         LoaderOptions options = builder.build();
+        String sweepProblem = sweep.problem(backend != null, moreDirectories);
+        if (sweepProblem != null || sweep.sweep) {
+            return runSweep(sweepProblem, backend, options);
+        }
         Map<String, Object> result;
         try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
             if (backend == null) {
@@ -151,8 +164,26 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    private int runSweep(String problem, DeviceBackend backend, LoaderOptions options) {
+        if (backend != null) {
+            backend.close();
+        }
+        if (problem != null) {
+            spec.commandLine().getErr().println("pinshard bench: " + problem);
+            return PinshardCommand.EXIT_USAGE;
+        }
+        List<Path> directories = new ArrayList<>(List.of(directory));
+        directories.addAll(moreDirectories);
+        try {
+            return new BenchSweep(this, sweep, spec.commandLine().getOut(), Runtime.getRuntime().availableProcessors())
+                .run(directories, options);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
-    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
+    Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
                                         DeviceBatchPipeline pipeline) {
         DeviceLane lane = pipeline == null ? null : new DeviceLane(loader, pipeline);
         int epoch = 0;
@@ -174,7 +205,7 @@ final class BenchCommand implements Callable<Integer> {
         long batches = after.batches() - before.batches();
         long heap = after.workerHeapBytes() - before.workerHeapBytes() + consumerHeap;
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("dataset", directory.toString());
+        result.put("dataset", dataset.directory().toString());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
         result.put("mb_per_s", images * (double) crop * crop * 3 / 1e6 / elapsed);
