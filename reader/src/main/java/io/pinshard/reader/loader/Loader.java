@@ -46,6 +46,8 @@ public final class Loader implements AutoCloseable {
     private long images;
     private long batches;
     private long finishedRunNanos;
+    private volatile int currentEpoch = -1;
+    private volatile long epochBatchBase;
     private volatile boolean closed;
 
     private Loader(Dataset dataset, LoaderOptions options) {
@@ -79,6 +81,7 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+        LoaderEvents.opened(this);
     }
 
     /**
@@ -204,6 +207,8 @@ public final class Loader implements AutoCloseable {
             thread.setDaemon(true);
             next.threads[w] = thread;
         }
+        currentEpoch = epoch;
+        epochBatchBase = batches - startBatch;
         run = next;
         for (Thread thread : next.threads) {
             thread.start();
@@ -285,6 +290,7 @@ public final class Loader implements AutoCloseable {
             return;
         }
         closed = true;
+        LoaderEvents.closed(this);
         stopRun();
         try {
             CloseHelper.closeAll(processors);
@@ -295,6 +301,28 @@ public final class Loader implements AutoCloseable {
 
     boolean closed() {
         return closed;
+    }
+
+    /** For metrics: ring slots holding samples now (being filled, ready or held); throws once closed. */
+    int ringOccupied() {
+        if (!ring.enter()) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        try {
+            return ring.occupiedSlots();
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /** For metrics: the epoch last started, -1 before any. */
+    int currentEpoch() {
+        return currentEpoch;
+    }
+
+    /** For metrics: batches of that epoch handed out so far (counting those before a resume). */
+    long batchInEpoch() {
+        return currentEpoch < 0 ? 0 : batches - epochBatchBase;
     }
 
     /** One run of worker threads over (part of) an epoch. */
