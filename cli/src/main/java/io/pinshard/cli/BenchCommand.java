@@ -22,9 +22,7 @@ import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
 import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SampleOrder;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -177,8 +175,8 @@ final class BenchCommand implements Callable<Integer> {
         try {
             return new BenchSweep(this, sweep, spec.commandLine().getOut(), Runtime.getRuntime().availableProcessors())
                 .run(directories, options);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } catch (java.io.IOException e) { // qualified: keeps the import block as the serve branch's merge expects
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
