@@ -175,7 +175,7 @@ final class BenchCommand implements Callable<Integer> {
         try {
             return new BenchSweep(this, sweep, spec.commandLine().getOut(), Runtime.getRuntime().availableProcessors())
                 .run(directories, options);
-        } catch (java.io.IOException e) { // qualified: keeps the import block as the serve branch's merge expects
+        } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
     }
