@@ -37,6 +37,9 @@ public final class Loader implements AutoCloseable {
     private final Dataset dataset;
     private final LoaderOptions options;
     private final String name;
+    /** For metrics: the epoch last started, and {@code batches} minus its batches handed out at that start. */
+    private volatile int currentEpoch = -1;
+    private volatile long epochBatchBase;
     private final EpochPlan plan;
     private final BatchRing ring;
     private final SampleProcessor[] processors;
@@ -46,8 +49,6 @@ public final class Loader implements AutoCloseable {
     private long images;
     private long batches;
     private long finishedRunNanos;
-    private volatile int currentEpoch = -1;
-    private volatile long epochBatchBase;
     private volatile boolean closed;
 
     private Loader(Dataset dataset, LoaderOptions options) {
@@ -81,7 +82,6 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
-        LoaderEvents.opened(this);
     }
 
     /**
@@ -91,7 +91,9 @@ public final class Loader implements AutoCloseable {
      * @throws IllegalStateException naming the dataset when it is already closed
      */
     public static Loader open(Dataset dataset, LoaderOptions options) {
-        return new Loader(dataset, options);
+        Loader loader = new Loader(dataset, options);
+        LoaderEvents.opened(loader);
+        return loader;
     }
 
     public Dataset dataset() {
