@@ -124,6 +124,28 @@ public final class Loader implements AutoCloseable {
         return ring.slots();
     }
 
+    /** For metrics: ring slots holding samples now (being filled, ready or held); throws once closed. */
+    int ringOccupied() {
+        if (!ring.enter()) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        try {
+            return ring.occupiedSlots();
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /** For metrics: the epoch last started, -1 before any. */
+    int currentEpoch() {
+        return currentEpoch;
+    }
+
+    /** For metrics: batches of that epoch handed out so far (counting those before a resume). */
+    long batchInEpoch() {
+        return currentEpoch < 0 ? 0 : batches - epochBatchBase;
+    }
+
     /** The data-wait guard fed by every {@code next()}. */
     public DataWaitMonitor dataWait() {
         return dataWait;
@@ -303,28 +325,6 @@ public final class Loader implements AutoCloseable {
 
     boolean closed() {
         return closed;
-    }
-
-    /** For metrics: ring slots holding samples now (being filled, ready or held); throws once closed. */
-    int ringOccupied() {
-        if (!ring.enter()) {
-            throw new IllegalStateException(name + " is closed");
-        }
-        try {
-            return ring.occupiedSlots();
-        } finally {
-            ring.exit();
-        }
-    }
-
-    /** For metrics: the epoch last started, -1 before any. */
-    int currentEpoch() {
-        return currentEpoch;
-    }
-
-    /** For metrics: batches of that epoch handed out so far (counting those before a resume). */
-    long batchInEpoch() {
-        return currentEpoch < 0 ? 0 : batches - epochBatchBase;
     }
 
     /** One run of worker threads over (part of) an epoch. */
