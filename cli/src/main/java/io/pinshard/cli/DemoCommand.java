@@ -135,9 +135,13 @@ final class DemoCommand implements Callable<Integer> {
         for (SourceImage image : collection.images().subList(0, Math.min(images, collection.images().size()))) {
             originals.add(image.file());
         }
-        boolean allJpeg = originals.stream().allMatch(f -> f.toString().toLowerCase(Locale.ROOT).matches(".*\\.jpe?g"));
-        DemoRace.Figures before = race.files("before: full-size " + (allJpeg ? "JPEG" : "source") + " files", originals,
-            threads);
+        // The seed's "before" is full-size JPEG files: the JPEGs among the originals (all of them when none is).
+        List<Path> jpegOriginals = originals.stream()
+            .filter(f -> f.toString().toLowerCase(Locale.ROOT).matches(".*\\.jpe?g")).toList();
+        String beforeName = jpegOriginals.isEmpty() ? "before: full-size source files"
+            : jpegOriginals.size() == originals.size() ? "before: full-size JPEG files"
+            : "before: full-size JPEG files (the " + jpegOriginals.size() + " of " + originals.size() + " that are JPEG)";
+        DemoRace.Figures before = race.files(beforeName, jpegOriginals.isEmpty() ? originals : jpegOriginals, threads);
         DemoRace.Figures after = race.files("after: 320-px JPEG files", smallFiles, threads);
         DemoRace.Figures jpegShards = race.pinshard(jpegDataset, threads, "jpeg");
         DemoRace.Figures rawShards = race.pinshard(dataset, threads, "raw");

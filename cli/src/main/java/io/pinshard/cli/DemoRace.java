@@ -130,8 +130,8 @@ final class DemoRace {
             out.printf(Locale.ROOT, "  %-72s %,12.1f %9.1f%% %18s%s%n", f.name(), f.imagesPerSecond(), f.dataWaitPercent(),
                 Units.bytes((long) f.heapBytesPerBatch()), f.note().isEmpty() ? "" : "   (" + f.note() + ")");
         }
-        out.printf(Locale.ROOT, "  speed-up   %s with pinshard raw shards over full-size JPEG files (the seed's before)%n",
-            ratio(rawShards, before));
+        out.printf(Locale.ROOT, "  speed-up   %s with pinshard raw shards over %s (the seed's before)%n",
+            ratio(rawShards, before), before.name().replaceFirst("^before: ", "").replaceFirst(", \\d+ thread\\(s\\)$", ""));
         out.printf(Locale.ROOT, "  speed-up   %s with pinshard jpeg shards over the same 320-px JPEGs as files (the seed's"
             + " after: same bytes, decoder and threads)%n", ratio(jpegShards, after));
         out.printf(Locale.ROOT, "             file baselines' data-wait is 1 - images/s / GPU rate; pinshard's is measured"

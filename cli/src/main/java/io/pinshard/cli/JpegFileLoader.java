@@ -47,20 +47,25 @@ final class JpegFileLoader {
         this.batch = batch;
     }
 
-    /** Loads random samples on {@code threads} threads for {@code seconds}; heap counted over every thread. */
+    /**
+     * Loads random samples on {@code threads} threads for {@code seconds}; heap counted by each thread on itself
+     * (a finished thread's allocations drop out of the JVM's all-threads figure).
+     */
     Run run(int threads, double seconds) throws IOException {
         opencv_core.setNumThreads(1); // one decode per thread, as the loader's workers do
         AtomicLong images = new AtomicLong();
+        AtomicLong heap = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long heapBefore = HeapCounter.allThreadsAllocatedBytes();
         long start = System.nanoTime();
         long deadline = start + (long) (seconds * 1e9);
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             long seed = t;
             workers[t] = new Thread(() -> {
+                long heapBefore = HeapCounter.currentThreadAllocatedBytes();
                 try {
                     images.addAndGet(loadUntil(deadline, new SplittableRandom(seed)));
+                    heap.addAndGet(HeapCounter.currentThreadAllocatedBytes() - heapBefore);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
@@ -76,7 +81,6 @@ final class JpegFileLoader {
             }
         }
         double elapsed = (System.nanoTime() - start) / 1e9;
-        long heap = HeapCounter.allThreadsAllocatedBytes() - heapBefore;
         Throwable failed = failure.get();
         if (failed instanceof UncheckedIOException io) {
             throw io.getCause();
@@ -84,7 +88,7 @@ final class JpegFileLoader {
         if (failed != null) {
             throw new IllegalStateException("file loader failed: " + failed, failed);
         }
-        return new Run(images.get(), elapsed, heap);
+        return new Run(images.get(), elapsed, heap.get());
     }
 
     /** One thread's loop; at least one sample, so a short run still measures something. */
