@@ -22,7 +22,9 @@ import io.pinshard.reader.loader.LoaderStats;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,6 +42,8 @@ import picocli.CommandLine.Parameters;
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
     Path directory;
+    @Parameters(index = "1..*", arity = "0..*", paramLabel = "MORE", description = "With --sweep: more dataset directories.")
+    List<Path> moreDirectories = new ArrayList<>();
 
     @CommandLine.Mixin
     LoaderOptionsMixin loaderOptions;
@@ -60,6 +64,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--gpu-augment", description = "With --device: colour jitter + normalisation to NCHW float32 on the"
         + " device (the CPU reference on host).")
     boolean gpuAugment;
+
+    @CommandLine.Mixin
+    BenchSweepOptions sweep;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -87,6 +94,10 @@ final class BenchCommand implements Callable<Integer> {
             builder.allocator(backend.hostAllocator());
         }
         LoaderOptions options = builder.build();
+        String sweepProblem = sweep.problem(backend != null, moreDirectories);
+        if (sweepProblem != null || sweep.sweep) {
+            return runSweep(sweepProblem, backend, options);
+        }
         Map<String, Object> result;
         try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
             if (backend == null) {
@@ -114,8 +125,26 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    private int runSweep(String problem, DeviceBackend backend, LoaderOptions options) {
+        if (backend != null) {
+            backend.close();
+        }
+        if (problem != null) {
+            spec.commandLine().getErr().println("pinshard bench: " + problem);
+            return PinshardCommand.EXIT_USAGE;
+        }
+        List<Path> directories = new ArrayList<>(List.of(directory));
+        directories.addAll(moreDirectories);
+        try {
+            return new BenchSweep(this, sweep, spec.commandLine().getOut(), Runtime.getRuntime().availableProcessors())
+                .run(directories, options);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
-    private Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
+    Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
                                         DeviceBatchPipeline pipeline) {
         DeviceLane lane = pipeline == null ? null : new DeviceLane(loader, pipeline);
         int epoch = 0;
@@ -137,7 +166,7 @@ final class BenchCommand implements Callable<Integer> {
         long batches = after.batches() - before.batches();
         long heap = after.workerHeapBytes() - before.workerHeapBytes() + consumerHeap;
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("dataset", directory.toString());
+        result.put("dataset", dataset.directory().toString());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
         result.put("mb_per_s", images * (double) options.crop() * options.crop() * 3 / 1e6 / elapsed);

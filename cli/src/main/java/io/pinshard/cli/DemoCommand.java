@@ -28,9 +28,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code pinshard demo}: the whole story in one command. Takes an image folder (by default real
  * photographs fetched into a cache, else generated 3000x2000 images that say they are synthetic),
- * converts it with a progress bar, then runs the naive loader (per sample: read the original file,
- * decode it whole with javax.imageio, random-resized-crop) and pinshard's loader side by side and prints
- * images/s, speed-up, data-wait and heap bytes per batch.
+ * converts it to jpeg shards with a progress bar, writes the shards' 320-px JPEGs out as files and converts
+ * those to raw shards, then races four loaders with the same number of threads: JPEG files at full size (the
+ * seed's "before"), the 320-px JPEG files (its "after", no shards), pinshard on the jpeg shards and on the raw
+ * shards; it prints images/s, both speed-ups, data-wait and heap bytes per batch.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Convert an image collection and race the naive loader against pinshard's.",
@@ -42,15 +43,13 @@ final class DemoCommand implements Callable<Integer> {
     Path input;
 
     @Option(names = "--output", paramLabel = "DIR",
-        description = "Where the dataset and preview sheet go (default: ~/.cache/pinshard/demo). Its dataset/ folder is replaced.")
+        description = "Where the datasets, the 320-px JPEG files and the preview sheet go (default: ~/.cache/pinshard/demo)."
+            + " Its dataset/, dataset-jpeg/ and jpeg-files/ folders are replaced.")
     Path output;
 
     @Option(names = "--images", paramLabel = "N", defaultValue = "256",
         description = "Images to convert; the collection is repeated when it holds fewer (default: ${DEFAULT-VALUE}).")
     int images;
-
-    @Option(names = "--codec", paramLabel = "CODEC", defaultValue = "raw", description = "raw, lz4 or jpeg (default: ${DEFAULT-VALUE}).")
-    String codec;
 
     @Option(names = "--batch", paramLabel = "N", defaultValue = "32", description = "Batch size (default: ${DEFAULT-VALUE}).")
     int batch;
@@ -58,7 +57,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--crop", paramLabel = "PX", defaultValue = "224", description = "Crop side (default: ${DEFAULT-VALUE}).")
     int crop;
 
-    @Option(names = "--workers", paramLabel = "N", description = "Loader and converter threads (default: available processors).")
+    @Option(names = "--workers", paramLabel = "N", description = "Threads of every loader in the race, and of the converter"
+        + " (default: available processors).")
     Integer workers;
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "8",
@@ -102,17 +102,50 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.flush();
 
-        ConvertSummary summary = convert(collection, dataset, threads, log);
-        out.printf(Locale.ROOT, "  converted  %d images (%d rejected), %s -> %s (%.1fx smaller) in %.1f s with %d workers%n",
-            summary.written(), summary.rejected(), Units.bytes(summary.inputBytes()), Units.bytes(summary.outputBytes()),
-            summary.outputBytes() == 0 ? 0.0 : (double) summary.inputBytes() / summary.outputBytes(),
+        Path jpegDataset = root.resolve("dataset-jpeg");
+        Path jpegFiles = root.resolve("jpeg-files");
+        removePreviousDemoDataset(dataset);
+        removePreviousDemoDataset(jpegDataset);
+        removePreviousJpegFiles(jpegFiles);
+        List<InputItem> items = new ArrayList<>(images);
+        for (int i = 0; i < images; i++) {
+            SourceImage image = collection.images().get(i % collection.images().size());
+            String key = collection.root().relativize(image.file()) + (i < collection.images().size() ? "" : "#" + i);
+            items.add(InputItem.file(key, image.label(), image.file()));
+        }
+        ConvertSummary summary = convert(new InputListing(collection.root().toString(), collection.classes(), items, 0),
+            jpegDataset, OutputCodec.parse("jpeg"), threads, log);
+        out.printf(Locale.ROOT, "  converted  %d images (%d rejected), %s -> %s of jpeg shards (%.1fx smaller) in %.1f s"
+                + " with %d workers%n", summary.written(), summary.rejected(), Units.bytes(summary.inputBytes()),
+            Units.bytes(summary.outputBytes()), summary.outputBytes() == 0 ? 0.0 : (double) summary.inputBytes() / summary.outputBytes(),
             summary.wallNanos() / 1e9, threads);
+        List<Path> smallFiles = DemoJpegFiles.export(jpegDataset, jpegFiles);
+        List<InputItem> small = new ArrayList<>(smallFiles.size());
+        for (Path file : smallFiles) {
+            small.add(InputItem.file(jpegFiles.relativize(file).toString(), DemoJpegFiles.label(jpegFiles, file), file));
+        }
+        ConvertSummary raw = convert(new InputListing(jpegFiles.toString(), DemoJpegFiles.classes(jpegDataset), small, 0),
+            dataset, OutputCodec.parse("raw"), threads, log);
+        out.printf(Locale.ROOT, "  wrote      %d 320-px JPEG files (the jpeg shards' own payloads) to %s, and raw shards of"
+            + " them (%s) in %.1f s%n", smallFiles.size(), jpegFiles, Units.bytes(raw.outputBytes()), raw.wallNanos() / 1e9);
         out.flush();
 
         DemoRace race = new DemoRace(batch, crop, seconds, gpuImagesPerSecond, log);
-        DemoRace.Figures naive = race.naive(collection.images().subList(0, Math.min(images, collection.images().size())));
-        DemoRace.Figures pinshard = race.pinshard(dataset, threads, codec);
-        race.print(out, naive, pinshard);
+        List<Path> originals = new ArrayList<>();
+        for (SourceImage image : collection.images().subList(0, Math.min(images, collection.images().size()))) {
+            originals.add(image.file());
+        }
+        // The seed's "before" is full-size JPEG files: the JPEGs among the originals (all of them when none is).
+        List<Path> jpegOriginals = originals.stream()
+            .filter(f -> f.toString().toLowerCase(Locale.ROOT).matches(".*\\.jpe?g")).toList();
+        String beforeName = jpegOriginals.isEmpty() ? "before: full-size source files"
+            : jpegOriginals.size() == originals.size() ? "before: full-size JPEG files"
+            : "before: full-size JPEG files (the " + jpegOriginals.size() + " of " + originals.size() + " that are JPEG)";
+        DemoRace.Figures before = race.files(beforeName, jpegOriginals.isEmpty() ? originals : jpegOriginals, threads);
+        DemoRace.Figures after = race.files("after: 320-px JPEG files", smallFiles, threads);
+        DemoRace.Figures jpegShards = race.pinshard(jpegDataset, threads, "jpeg");
+        DemoRace.Figures rawShards = race.pinshard(dataset, threads, "raw");
+        race.print(out, threads, before, after, jpegShards, rawShards);
 
         CommandLine commands = PinshardCommand.newCommandLine();
         java.io.StringWriter previewOut = new java.io.StringWriter();
@@ -127,20 +160,32 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private ConvertSummary convert(ImageCollection collection, Path dataset, int threads, PrintStream log)
+    private ConvertSummary convert(InputListing listing, Path dataset, OutputCodec codec, int threads, PrintStream log)
         throws IOException, ConvertException {
-        removePreviousDemoDataset(dataset);
-        List<InputItem> items = new ArrayList<>(images);
-        for (int i = 0; i < images; i++) {
-            SourceImage image = collection.images().get(i % collection.images().size());
-            String key = collection.root().relativize(image.file()) + (i < collection.images().size() ? "" : "#" + i);
-            items.add(InputItem.file(key, image.label(), image.file()));
-        }
-        InputListing listing = new InputListing(collection.root().toString(), collection.classes(), items, 0);
-        ConvertOptions options = ConvertOptions.defaults().withCodec(OutputCodec.parse(codec)).withWorkers(threads);
+        ConvertOptions options = ConvertOptions.defaults().withCodec(codec).withWorkers(threads);
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
         try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, log, Duration.ofSeconds(5))) {
             return new Converter(options, reporter).run(listing, null, dataset);
+        }
+    }
+
+    /** Deletes an earlier demo's 320-px JPEG files, refusing to touch a folder that holds anything else. */
+    static void removePreviousJpegFiles(Path folder) throws IOException {
+        if (!Files.isDirectory(folder)) {
+            return;
+        }
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(folder)) {
+            files = walk.sorted(java.util.Comparator.reverseOrder()).toList();
+        }
+        for (Path file : files) {
+            if (!Files.isDirectory(file) && !file.getFileName().toString().endsWith(".jpg")) {
+                throw new IllegalArgumentException(folder + " holds " + folder.relativize(file)
+                    + ", which the demo's JPEG files do not: choose another --output");
+            }
+        }
+        for (Path file : files) {
+            Files.delete(file);
         }
     }
 

@@ -1,16 +1,21 @@
 package io.pinshard.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.baseline.inputs.SyntheticImages;
 import io.pinshard.reader.Dataset;
+import io.pinshard.format.Codec;
 import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.RecordView;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,18 +35,44 @@ class DemoCommandTest {
                 "--progress", "none");
             assertEquals(0, result.exitCode(), result.out() + result.err());
             assertTrue(result.out().contains("converted  10 images (0 rejected)"), result.out());
-            Matcher speedup = Pattern.compile("speed-up +([0-9,]+)x").matcher(result.out());
+            assertTrue(result.out().contains("wrote      10 320-px JPEG files"), result.out());
+            // Like for like: every contestant runs on the same thread count, and both speed-ups are printed.
+            assertTrue(result.out().contains("loader race: 2 thread(s) on every side"), result.out());
+            for (String contestant : List.of("before: full-size JPEG files, 2 thread(s)",
+                    "after: 320-px JPEG files, 2 thread(s)", "pinshard: jpeg shards, loader with 2 worker thread(s)",
+                    "pinshard: raw shards, loader with 2 worker thread(s)")) {
+                Matcher row = Pattern.compile(Pattern.quote(contestant) + " +([0-9,.]+) ").matcher(result.out());
+                assertTrue(row.find(), contestant + " in\n" + result.out());
+                assertTrue(Double.parseDouble(row.group(1).replace(",", "")) > 0, row.group());
+            }
+            Matcher speedup = Pattern.compile("speed-up +([0-9,.]+)x with pinshard raw shards over full-size JPEG files")
+                .matcher(result.out());
             assertTrue(speedup.find(), result.out());
-            assertTrue(result.out().contains("naive: read + decode full-size file"), result.out());
-            assertTrue(result.out().contains("pinshard: raw shards"), result.out());
+            assertTrue(Pattern.compile("speed-up +([0-9,.]+)x with pinshard jpeg shards over the same 320-px JPEGs as files")
+                .matcher(result.out()).find(), result.out());
             assertTrue(result.out().contains("preview    " + output.resolve("preview.png")), result.out());
             assertTrue(Files.size(output.resolve("preview.png")) > 1000);
         }
         try (Dataset dataset = Dataset.open(output.resolve("dataset"))) {
             assertEquals(10, dataset.size());
             assertEquals(2, dataset.classes().size());
+            assertEquals(Codec.RAW, dataset.record(0, new RecordView()).codec());
+        }
+        try (Dataset jpeg = Dataset.open(output.resolve("dataset-jpeg"))) {
+            assertEquals(10, jpeg.size());
+            RecordView view = jpeg.record(3, new RecordView());
+            assertEquals(Codec.JPEG, view.codec());
+            // The "after" files are the jpeg shards' own payloads, byte for byte.
+            byte[] payload = new byte[view.payloadLength()];
+            view.buffer().getBytes(view.payloadOffset(), payload, 0, payload.length);
+            assertArrayEquals(payload, Files.readAllBytes(output.resolve("jpeg-files").resolve("c" + view.label())
+                .resolve("00000003.jpg")));
+        }
+        try (Stream<Path> files = Files.walk(output.resolve("jpeg-files"))) {
+            assertEquals(10, files.filter(f -> f.toString().endsWith(".jpg")).count());
         }
         assertTrue(new DatasetVerifier().verify(output.resolve("dataset")).isEmpty());
+        assertTrue(new DatasetVerifier().verify(output.resolve("dataset-jpeg")).isEmpty());
     }
 
     @Test

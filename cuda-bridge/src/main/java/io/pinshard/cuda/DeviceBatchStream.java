@@ -25,6 +25,7 @@ public final class DeviceBatchStream implements AutoCloseable {
     private long lastReturn;
     private long readyWaitAtLastReturn;
     private final DataWaitMonitor dataWait;
+    private final GpuUtilization gpuUtilization;
 
     /**
      * @param prefetch batches in flight ahead of the trainer, 1 to {@code ringSize - 1} (the trainer holds one)
@@ -48,6 +49,14 @@ public final class DeviceBatchStream implements AutoCloseable {
         this.prefetch = prefetch;
         this.queue = new DeviceBatch[prefetch];
         this.dataWait = dataWait;
+        // The data-wait warning says how busy the GPU was, or why it cannot (host backend, no NVML).
+        if (pipeline.backend().deviceType() == DeviceType.CUDA) {
+            this.gpuUtilization = GpuUtilization.attach(dataWait, pipeline.backend().deviceId());
+        } else {
+            this.gpuUtilization = null;
+            dataWait.warningContext(() -> "no GPU utilisation: device batches on the " + pipeline.backend().name()
+                + " backend");
+        }
     }
 
     /** Warns once when waiting for device batches exceeds 10 % of step time over 50 steps (after 5 warm-up steps). */
@@ -147,6 +156,9 @@ public final class DeviceBatchStream implements AutoCloseable {
     /** Closes the pipeline (which releases pending host batches); the source is the caller's. */
     @Override
     public void close() {
+        if (gpuUtilization != null) {
+            gpuUtilization.close();
+        }
         pipeline.close();
     }
 }

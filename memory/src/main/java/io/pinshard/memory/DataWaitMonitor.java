@@ -1,5 +1,8 @@
 package io.pinshard.memory;
 
+import java.util.Locale;
+import java.util.function.Supplier;
+import jdk.jfr.FlightRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * <p>The loader feeds one for its host batches; a stage after it (the cuda-bridge waiting for a device
  * batch) makes its own with its own hint and brackets its wait with {@link #waitStarted()} /
  * {@link #waitEnded(long)}. Single-threaded writer (the trainer's thread); readers on other threads see
- * recent figures. Allocation-free except for the one warning.
+ * recent figures. Allocation-free except for the one warning, and for one {@link DataWaitEvent} per step while a
+ * JFR recording enables it ({@code io.pinshard.DataWait}).
  */
 public final class DataWaitMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(DataWaitMonitor.class);
@@ -30,6 +34,8 @@ public final class DataWaitMonitor {
     private volatile long steps;
     private volatile long lastWaitNanos;
     private volatile boolean warned;
+    private volatile Supplier<String> warningContext;
+    private volatile String warning;
 
     /**
      * @param what         what is waited for, for the warning ("host batches from the loader")
@@ -65,10 +71,14 @@ public final class DataWaitMonitor {
         lastWaitNanos = waitNanos;
         long previous = lastWaitEnd;
         lastWaitEnd = nowNanos;
+        long step = previous < 0 ? 0 : Math.max(nowNanos - previous, waitNanos);
+        // isInitialized is a static flag: no event object at all unless this JVM runs JFR and enables the event.
+        if (FlightRecorder.isInitialized() && DataWaitEvent.enabled()) {
+            commitEvent(waitNanos, step);
+        }
         if (previous < 0) {
             return; // the first wait has no step before it
         }
-        long step = Math.max(nowNanos - previous, waitNanos);
         long counted = steps + 1;
         steps = counted;
         if (counted <= warmupSteps) {
@@ -80,17 +90,49 @@ public final class DataWaitMonitor {
         windowStep += step;
         if (++windowCount >= windowSteps) {
             if (!warned && windowStep > 0 && windowWait > warnFraction * windowStep) {
+                String text = String.format(Locale.ROOT, "data wait: training waited %.1f%% of step time for %s over"
+                        + " the last %d steps (mean wait %.2f ms per step of %.2f ms; threshold %.0f%%)%s. %s",
+                    100.0 * windowWait / windowStep, what, windowCount, windowWait / 1e6 / windowCount,
+                    windowStep / 1e6 / windowCount, 100 * warnFraction, context(), hint);
+                warning = text;
                 warned = true;
-                LOG.warn("data wait: training waited {}% of step time for {} over the last {} steps "
-                        + "(mean wait {} ms per step of {} ms; threshold {}%). {}",
-                    String.format("%.1f", 100.0 * windowWait / windowStep), what, windowCount,
-                    String.format("%.2f", windowWait / 1e6 / windowCount),
-                    String.format("%.2f", windowStep / 1e6 / windowCount),
-                    String.format("%.0f", 100 * warnFraction), hint);
+                LOG.warn(text);
             }
             windowWait = 0;
             windowStep = 0;
             windowCount = 0;
+        }
+    }
+
+    private void commitEvent(long waitNanos, long stepNanos) {
+        DataWaitEvent event = new DataWaitEvent();
+        if (event.shouldCommit()) {
+            event.what = what;
+            event.wait = waitNanos;
+            event.step = stepNanos;
+            event.stepNumber = steps;
+            event.commit();
+        }
+    }
+
+    /**
+     * Adds what {@code context} says (e.g. cuda-bridge's "GPU 0 utilisation 41 %") to the warning, asked only when
+     * the warning fires; null removes it. A context that throws is left out of the warning, never fails a step.
+     */
+    public void warningContext(Supplier<String> context) {
+        this.warningContext = context;
+    }
+
+    private String context() {
+        Supplier<String> context = warningContext;
+        if (context == null) {
+            return "";
+        }
+        try {
+            String text = context.get();
+            return text == null || text.isEmpty() ? "" : "; " + text;
+        } catch (RuntimeException e) {
+            return "; (" + e.getMessage() + ")";
         }
     }
 
@@ -114,6 +156,11 @@ public final class DataWaitMonitor {
 
     public long lastWaitNanos() {
         return lastWaitNanos;
+    }
+
+    /** The warning as logged, or null before it fired. */
+    public String warning() {
+        return warning;
     }
 
     /** Whether the warning has fired. */

@@ -2,6 +2,7 @@ package io.pinshard.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -38,5 +39,32 @@ class DataWaitMonitorTest {
         }
         assertEquals(0.0, monitor.dataWaitPercent());
         assertFalse(monitor.warned());
+    }
+
+    @Test
+    void theWarningCarriesTheContextAskedWhenItFires() {
+        DataWaitMonitor monitor = new DataWaitMonitor("test batches", "Try more workers.", 0.10, 4, 0);
+        int[] asked = {0};
+        monitor.warningContext(() -> "GPU 0 utilisation " + (30 + asked[0]++) + " %");
+        long now = 0;
+        for (int step = 0; step < 4; step++) { // 4 waits, 3 steps: no full window yet
+            now += 10 * MS;
+            monitor.record(5 * MS, now);
+        }
+        assertEquals(0, asked[0]);
+        assertNull(monitor.warning());
+        now += 10 * MS;
+        monitor.record(5 * MS, now);
+        assertEquals(1, asked[0]);
+        assertEquals("data wait: training waited 50.0% of step time for test batches over the last 4 steps (mean wait"
+            + " 5.00 ms per step of 10.00 ms; threshold 10%); GPU 0 utilisation 30 %. Try more workers.", monitor.warning());
+
+        DataWaitMonitor failing = new DataWaitMonitor("b", "h", 0.10, 1, 0);
+        failing.warningContext(() -> {
+            throw new IllegalStateException("NVML gone");
+        });
+        failing.record(1 * MS, 1 * MS);
+        failing.record(1 * MS, 2 * MS);
+        assertTrue(failing.warning().endsWith("threshold 10%); (NVML gone). h"), failing.warning());
     }
 }

@@ -146,6 +146,17 @@ final class BatchRing implements AutoCloseable {
         return control.getIntVolatile(HELD_TOTAL_OFFSET);
     }
 
+    /** Slots holding samples: being filled, ready, or held by a consumer (inside {@link #enter()}; for metrics). */
+    int occupiedSlots() {
+        int occupied = 0;
+        for (int s = 0; s < slots; s++) {
+            if (control.getIntVolatile(slotOffset(s) + SLOT_FILLED_OFFSET) > 0) {
+                occupied++;
+            }
+        }
+        return occupied;
+    }
+
     /** Counts a batch handed to the consumer (inside {@link #enter()}). */
     void markHeld() {
         control.getAndAddInt(HELD_TOTAL_OFFSET, 1);

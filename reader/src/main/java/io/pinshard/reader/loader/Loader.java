@@ -37,6 +37,9 @@ public final class Loader implements AutoCloseable {
     private final Dataset dataset;
     private final LoaderOptions options;
     private final String name;
+    /** For metrics: the epoch last started, and {@code batches} minus its batches handed out at that start. */
+    private volatile int currentEpoch = -1;
+    private volatile long epochBatchBase;
     private final EpochPlan plan;
     private final BatchRing ring;
     private final SampleProcessor[] processors;
@@ -88,7 +91,9 @@ public final class Loader implements AutoCloseable {
      * @throws IllegalStateException naming the dataset when it is already closed
      */
     public static Loader open(Dataset dataset, LoaderOptions options) {
-        return new Loader(dataset, options);
+        Loader loader = new Loader(dataset, options);
+        LoaderEvents.opened(loader);
+        return loader;
     }
 
     public Dataset dataset() {
@@ -117,6 +122,28 @@ public final class Loader implements AutoCloseable {
     /** Ring slots (= {@link LoaderOptions#prefetch()}). */
     public int slots() {
         return ring.slots();
+    }
+
+    /** For metrics: ring slots holding samples now (being filled, ready or held); throws once closed. */
+    int ringOccupied() {
+        if (!ring.enter()) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        try {
+            return ring.occupiedSlots();
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /** For metrics: the epoch last started, -1 before any. */
+    int currentEpoch() {
+        return currentEpoch;
+    }
+
+    /** For metrics: batches of that epoch handed out so far (counting those before a resume). */
+    long batchInEpoch() {
+        return currentEpoch < 0 ? 0 : batches - epochBatchBase;
     }
 
     /** The data-wait guard fed by every {@code next()}. */
@@ -204,6 +231,8 @@ public final class Loader implements AutoCloseable {
             thread.setDaemon(true);
             next.threads[w] = thread;
         }
+        currentEpoch = epoch;
+        epochBatchBase = batches - startBatch;
         run = next;
         for (Thread thread : next.threads) {
             thread.start();
@@ -285,6 +314,7 @@ public final class Loader implements AutoCloseable {
             return;
         }
         closed = true;
+        LoaderEvents.closed(this);
         stopRun();
         try {
             CloseHelper.closeAll(processors);
