@@ -31,6 +31,7 @@ class ModuleArrowsTest {
     static final Map<String, Integer> LEVEL = Map.of(
         "format-spec", 0,
         "memory", 1,
+        "jpeg", 1,
         "baseline", 1,
         "writer", 2,
         "reader", 2,
