@@ -160,7 +160,7 @@ public final class RecordDecoder implements AutoCloseable {
     public RegionDecoder turbo() {
         if (!turboChecked) {
             turboChecked = true;
-            turbo = TurboJpeg.available("the reader") ? new RegionDecoder() : null;
+            turbo = TurboJpeg.available("the reader and its loader") ? new RegionDecoder() : null;
         }
         return turbo;
     }
