@@ -52,6 +52,10 @@ public final class TurboJpeg {
             if ("opencv".equalsIgnoreCase(System.getProperty(PROPERTY, "auto").trim())) {
                 return "-D" + PROPERTY + "=opencv";
             }
+            // Loader.load is a silent no-op on a platform the @Platform annotation does not name.
+            if (!"linux-x86_64".equals(Loader.getPlatform())) {
+                return "no libjpeg-turbo binding for " + Loader.getPlatform() + " (only linux-x86_64 is built)";
+            }
             if (LibJpeg.class.getResource("linux-x86_64/libjniLibJpeg.so") == null) {
                 return "this build has no libjpeg-turbo binding (built without g++ or libjpeg62-turbo-dev, or not on "
                     + "linux-x86_64)";
