@@ -41,6 +41,11 @@ for round in $(seq 1 "$rounds"); do
         --codec "$codec" --reducing-gap "$gap" --progress none
     done
   done
+  # The same --codec jpeg job with libjpeg-turbo's M/8 decode turned off: OpenCV's 1/2-1/4-1/8 (the before).
+  rm -rf "$work/out-jpeg-opencv-2"
+  PINSHARD_JAVA_OPTS="${PINSHARD_JAVA_OPTS:-} -Dpinshard.jpeg.decoder=opencv" measure pinshard-jpeg-opencv-w2 \
+    "$root/pinshard" convert "$work/in" -o "$work/out-jpeg-opencv-2" --workers 2 --codec jpeg --reducing-gap "$gap" \
+    --progress none
 done
 echo "inputs: $count images, $mb_in MB ($repeat x the $(find "$photos" -type f \( -iname '*.jpg' -o -iname '*.png' \) | wc -l) photos of $photos:"
 echo "JPEG and PNG, 1080x1920 to 5120x2880), shorter side 320, reducing gap $gap, $(nproc) cores, $(java -version 2>&1 | head -1),"
@@ -49,12 +54,14 @@ echo
 echo "| job | workers | best wall s | images/s | median wall s | CPU s (user+sys) | images per CPU s | MB out | vs Pillow (best wall) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 pillow_best="$(awk '$1=="pillow" {print $2}' "$results" | sort -g | head -1)"
-for name in pillow pinshard-jpeg-w1 pinshard-jpeg-w2 pinshard-auto-w1 pinshard-auto-w2; do
+for name in pillow pinshard-jpeg-w1 pinshard-jpeg-w2 pinshard-auto-w1 pinshard-auto-w2 pinshard-jpeg-opencv-w2; do
   best_line="$(awk -v n="$name" '$1==n' "$results" | sort -k2 -g | head -1)"
   median="$(awk -v n="$name" '$1==n {print $2}' "$results" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
   read -r _ real user sys <<<"$best_line"
   case "$name" in
     pillow) label="Pillow: draft + LANCZOS + JPEG q90, one process"; workers=1; size="$(stat -c %s "$work/pillow.bin")";;
+    pinshard-jpeg-opencv-w2) label="pinshard convert --codec jpeg, -Dpinshard.jpeg.decoder=opencv"; workers=2
+       size="$(du -sb "$work/out-jpeg-opencv-2" | cut -f1)";;
     *) codec="${name#pinshard-}"; codec="${codec%-w*}"; workers="${name##*-w}"
        label="pinshard convert --codec $codec"; size="$(du -sb "$work/out-$codec-$workers" | cut -f1)";;
   esac

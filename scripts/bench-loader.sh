@@ -3,7 +3,7 @@
 # Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
 #   Prepares (once, scripts/prepare-bench-data.sh) the cached photos at shorter side 320 as raw, lz4 and jpeg
 #   pinshard datasets plus the same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
-#   (and raw once more with --resampler opencv, the fallback)
+#   (and raw once more with --resampler opencv, the fallback; jpeg once more with -Dpinshard.jpeg.decoder=opencv)
 #   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
 #   markdown table. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
 set -euo pipefail
@@ -21,12 +21,15 @@ data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || { echo "bench-loader: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 3; }
 results="$(mktemp)"
-for run in raw lz4 jpeg raw:opencv; do
-  codec="${run%%:*}" resampler="auto" label="pinshard-$codec"
-  if [[ "$run" == *:* ]]; then resampler="${run#*:}" label="pinshard-$codec-$resampler"; fi
-  echo "pinshard bench $codec (resampler $resampler) ..." >&2
-  ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" --seconds "$seconds" \
-    --resampler "$resampler" --json 2>/dev/null | sed "s/^{/{\"loader\":\"$label\",/" >> "$results"
+# jpeg:opencv-decode is the jpeg shards with libjpeg-turbo's region/scaled decode turned off (OpenCV decodes).
+for run in raw lz4 jpeg jpeg:opencv-decode raw:opencv; do
+  codec="${run%%:*}" resampler="auto" label="pinshard-$codec" java_opts="${PINSHARD_JAVA_OPTS:-}"
+  if [[ "$run" == *:opencv-decode ]]; then
+    label="pinshard-$codec-opencv-decode" java_opts="$java_opts -Dpinshard.jpeg.decoder=opencv"
+  elif [[ "$run" == *:* ]]; then resampler="${run#*:}" label="pinshard-$codec-$resampler"; fi
+  echo "pinshard bench $codec (resampler $resampler${java_opts:+, $java_opts}) ..." >&2
+  PINSHARD_JAVA_OPTS="$java_opts" ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" \
+    --seconds "$seconds" --resampler "$resampler" --json 2>/dev/null | sed "s/^{/{\"loader\":\"$label\",/" >> "$results"
 done
 echo "pytorch ..." >&2
 /usr/bin/python3 scripts/bench_torch_loader.py "$data/jpeg-files" --batch 256 --crop 224 --workers "$workers" \

@@ -31,6 +31,7 @@ class ModuleArrowsTest {
     static final Map<String, Integer> LEVEL = Map.ofEntries(
         Map.entry("format-spec", 0),
         Map.entry("memory", 1),
+        Map.entry("jpeg", 1),
         Map.entry("baseline", 1),
         Map.entry("writer", 2),
         Map.entry("reader", 2),

@@ -14,7 +14,9 @@ import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.MatVector;
 
 /**
- * The one JPEG decoder of the reader (OpenCV's libjpeg-turbo), for {@link RecordDecoder} and the loader.
+ * The reader's OpenCV JPEG decoder (OpenCV's bundled libjpeg-turbo), for {@link RecordDecoder} and the loader where
+ * libjpeg-turbo's own API is not available ({@link RecordDecoder#turbo()}: region and M/8-scaled decodes) and
+ * for the streams that API leaves to it (CMYK, YCCK).
  * Input is native memory the caller owns (a copy of the payload, never the mapping: a truncated file would
  * fault inside libjpeg). Two ways out:
  * <ul>

@@ -5,6 +5,8 @@ import io.pinshard.format.Crc32c;
 import io.pinshard.format.JpegFrame;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.jpeg.RegionDecoder;
+import io.pinshard.jpeg.TurboJpeg;
 import java.nio.ByteBuffer;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
@@ -41,6 +43,8 @@ public final class RecordDecoder implements AutoCloseable {
     private ByteBuffer payloadMemory;
     private ByteBuffer decodedMemory;
     private JpegDecoder jpeg;
+    private RegionDecoder turbo;
+    private boolean turboChecked;
 
     /** @param checkCrc true for {@link CrcCheck#ALWAYS}, false for {@link CrcCheck#NEVER} */
     public RecordDecoder(boolean checkCrc) {
@@ -119,6 +123,9 @@ public final class RecordDecoder implements AutoCloseable {
             }
             case JPEG -> {
                 long source = readPayload(record);
+                if (turbo() != null && decodeWithTurbo(record, source, address, decoded)) {
+                    return;
+                }
                 String problem = jpeg().decodeInto(source, record.payloadLength(), record.height(), record.width(),
                     record.channels(), address);
                 if (problem != null) {
@@ -127,6 +134,35 @@ public final class RecordDecoder implements AutoCloseable {
             }
             default -> throw new IllegalStateException("unreachable: validated codec " + record.codec());
         }
+    }
+
+    /** Full size with libjpeg-turbo straight into the destination; false for streams it leaves to OpenCV (CMYK). */
+    private boolean decodeWithTurbo(RecordView record, long source, long address, int decoded) {
+        int channels = record.channels();
+        if (channels != 1 && channels != 3) {
+            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg records hold 1 or 3 channels, not " + channels);
+        }
+        RegionDecoder.Status status = turbo.decodeWhole(source, record.payloadLength(), 8, record.height(),
+            record.width(), channels == 1 ? RegionDecoder.Format.GREY : RegionDecoder.Format.RGB, address,
+            (long) record.width() * channels, decoded);
+        return switch (status) {
+            case OK -> true;
+            case UNSUPPORTED -> false;
+            case CORRUPT, ARGUMENT -> throw record.corrupt(Kind.UNDECODABLE_PAYLOAD,
+                "jpeg payload cannot be decoded: " + turbo.problem());
+        };
+    }
+
+    /**
+     * This decoder's libjpeg-turbo region decoder, or null where {@link TurboJpeg} says this JVM decodes with
+     * OpenCV (then it logged why, once).
+     */
+    public RegionDecoder turbo() {
+        if (!turboChecked) {
+            turboChecked = true;
+            turbo = TurboJpeg.available("the reader and its loader") ? new RegionDecoder() : null;
+        }
+        return turbo;
     }
 
     private UnsafeBuffer scratchView(long address, int length) {
@@ -256,6 +292,10 @@ public final class RecordDecoder implements AutoCloseable {
         if (jpeg != null) {
             jpeg.close();
             jpeg = null;
+        }
+        if (turbo != null) {
+            turbo.close();
+            turbo = null;
         }
         if (payloadMemory != null) {
             BufferUtil.free(payloadMemory);

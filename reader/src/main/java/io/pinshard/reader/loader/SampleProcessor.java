@@ -4,6 +4,7 @@ import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.JpegDecoder;
 import io.pinshard.reader.RecordDecoder;
@@ -12,7 +13,10 @@ import io.pinshard.reader.RecordView;
 /**
  * One worker's per-sample work: check, decode and crop one record into its place in a batch slot. Decoding,
  * with its CRC and LZ4 checks, is {@link RecordDecoder}'s: lz4 and jpeg payloads are copied out of the mapping
- * (a guarded copy) before native code reads them; jpeg is decoded at reduced DCT scale when the crop box allows.
+ * (a guarded copy) before native code reads them. jpeg goes through libjpeg-turbo's own API where this JVM has
+ * it ({@link RecordDecoder#turbo()}): only the crop box's region, at the smallest M/8 scale that keeps the box at
+ * least the output size; else (or for CMYK streams) OpenCV decodes the whole image, at 1/2, 1/4 or 1/8 scale when
+ * the crop box allows.
  * Raw payloads are cropped straight from the mapping by the vector kernel (which reads with guarded copies
  * only); when OpenCV has to do the crop, the box's rows are copied first. Scratch is sized from the dataset's
  * largest records at open, which every read is re-checked against.
@@ -31,8 +35,10 @@ final class SampleProcessor implements AutoCloseable {
         this.options = options;
         this.resizer = new CropResizer(options.crop(), options.resampler());
         long payload = Math.max(dataset.maxPayloadBytes(Codec.LZ4), dataset.maxPayloadBytes(Codec.JPEG));
-        // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them.
-        long decoded = Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW));
+        // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them; libjpeg-turbo
+        // decodes a jpeg box's region there (RGB: at most the whole image; grey records grow it once).
+        long decoded = Math.max(Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW)),
+            dataset.maxDecodedBytes(Codec.JPEG));
         this.decoder = new RecordDecoder(options.crcCheck(), payload, decoded);
     }
 
@@ -90,6 +96,10 @@ final class SampleProcessor implements AutoCloseable {
 
     private void decodeJpegInto(RecordView record, CropBox crop, long destination) {
         long payload = decoder.readPayload(record);
+        RegionDecoder turbo = decoder.turbo();
+        if (turbo != null && decodeRegionInto(turbo, record, payload, crop, destination)) {
+            return;
+        }
         JpegDecoder jpeg = decoder.jpeg();
         int factor = reduction(crop, options.crop(), options.reducedJpegDecode());
         String problem = jpeg.decode(payload, record.payloadLength(), record.height(), record.width(), factor);
@@ -100,6 +110,65 @@ final class SampleProcessor implements AutoCloseable {
             scaleBox(crop, record.height(), record.width(), jpeg.rows(), jpeg.cols());
         }
         resizer.resizeInto(jpeg.dataAddress(), jpeg.step(), 3, crop, destination);
+    }
+
+    /**
+     * libjpeg-turbo decodes only the box's rows and (to the iMCU grid) columns, at the smallest M/8 scale that
+     * keeps the box at least the output size, into scratch; the box moves into that region's coordinates and
+     * the bilinear kernel takes it from there. False, with the box untouched, for streams it leaves to OpenCV.
+     */
+    private boolean decodeRegionInto(RegionDecoder turbo, RecordView record, long payload, CropBox crop,
+        long destination) {
+        int height = record.height();
+        int width = record.width();
+        int scale = scaleEighths(crop, options.crop(), options.reducedJpegDecode());
+        int rows = RegionDecoder.scaledSide(height, scale);
+        int cols = RegionDecoder.scaledSide(width, scale);
+        int x = crop.x;
+        int y = crop.y;
+        int boxWidth = crop.width;
+        int boxHeight = crop.height;
+        if (scale < 8) {
+            scaleBox(crop, height, width, rows, cols);
+        }
+        long stride = (long) cols * 3;
+        long capacity = stride * crop.height;
+        long region = decoder.decodeScratch((int) capacity);
+        RegionDecoder.Status status = turbo.decode(payload, record.payloadLength(), scale, crop.x, crop.y, crop.width,
+            crop.height, RegionDecoder.Format.RGB, region, stride, capacity);
+        switch (status) {
+            case OK -> {
+                if (turbo.scaledWidth() != cols || turbo.scaledHeight() != rows) {
+                    throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg decodes to " + turbo.imageHeight() + "x"
+                        + turbo.imageWidth() + ", the index says " + height + "x" + width);
+                }
+                crop.x -= turbo.regionX();
+                crop.y = 0;
+                resizer.resizeInto(region, stride, 3, crop, destination);
+                return true;
+            }
+            case UNSUPPORTED -> {
+                crop.set(x, y, boxWidth, boxHeight, crop.flip);
+                return false;
+            }
+            default -> throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg payload cannot be decoded: "
+                + turbo.problem());
+        }
+    }
+
+    /**
+     * The smallest M of libjpeg's M/8 scales (1..8) at which the box is still at least {@code crop} wide and
+     * high: 8 (full size) when not {@code allowed}.
+     */
+    static int scaleEighths(CropBox box, int crop, boolean allowed) {
+        if (!allowed) {
+            return 8;
+        }
+        int scale = 1;
+        while (scale < 8 && ((long) box.width * scale < 8L * crop || (long) box.height * scale < 8L * crop)) {
+            scale++;
+        }
+        return scale;
     }
 
     /** The largest power-of-two reduction (1, 2, 4, 8) that still leaves the box at least {@code crop} wide and high. */

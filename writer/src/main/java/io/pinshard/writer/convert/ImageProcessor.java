@@ -20,6 +20,8 @@ import static org.bytedeco.opencv.global.opencv_imgproc.blendLinear;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 
 import io.pinshard.format.Codec;
+import io.pinshard.jpeg.RegionDecoder;
+import io.pinshard.jpeg.TurboJpeg;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import net.jpountz.lz4.LZ4Compressor;
@@ -31,9 +33,11 @@ import org.bytedeco.opencv.opencv_core.Rect;
 import org.bytedeco.opencv.opencv_core.Scalar;
 
 /**
- * Converts one encoded image into a stored record with OpenCV: reduced-size JPEG decoding (the
- * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above
- * {@link ConvertOptions#reducingGap()} times the target), EXIF
+ * Converts one encoded image into a stored record. JPEGs with EXIF orientation 1 (or none) go through
+ * libjpeg-turbo's own API where this JVM has it ({@link TurboJpeg}): decoded at the smallest M/8 scale
+ * (1/8, 2/8 ... 8/8) that keeps the shorter side at or above {@link ConvertOptions#reducingGap()} times the
+ * target. Everything else goes through OpenCV: reduced-size JPEG decoding (the
+ * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above that), EXIF
  * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
  * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), {@link ShorterSideResize}
  * (INTER_AREA) to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
@@ -43,10 +47,13 @@ final class ImageProcessor {
     private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
 
     private final ConvertOptions options;
+    /** libjpeg-turbo's M/8-scaled decode, or null where this JVM decodes JPEG with OpenCV only. */
+    private final RegionDecoder turbo;
     private ByteBuffer readBuffer;
 
     ImageProcessor(ConvertOptions options) {
         this.options = options;
+        this.turbo = TurboJpeg.available("conversion") ? new RegionDecoder() : null;
     }
 
     ConvertedImage convert(InputItem item) {
@@ -92,6 +99,12 @@ final class ImageProcessor {
             originalHeight = header.height();
             originalWidth = header.width();
             rejectIfTooWide(originalHeight, originalWidth);
+            if (turbo != null && readBuffer.isDirect() && ExifOrientation.of(readBuffer) == 1) {
+                ConvertedImage converted = convertWithTurbo(originalHeight, originalWidth, inputBytes);
+                if (converted != null) {
+                    return converted;
+                }
+            }
             flags = jpegFlags(Math.min(originalHeight, originalWidth), target, options.reducingGap());
         }
         try (BytePointer bytes = new BytePointer(readBuffer);
@@ -127,6 +140,58 @@ final class ImageProcessor {
                 }
             }
         }
+    }
+
+    /**
+     * A JPEG through libjpeg-turbo at the smallest M/8 scale that keeps the shorter side at least
+     * {@code --reducing-gap} times the target, as BGR (OpenCV's order, so the rest is the same code); null for
+     * streams it leaves to OpenCV (CMYK, YCCK). Only for EXIF orientation 1: libjpeg does not turn images.
+     */
+    private ConvertedImage convertWithTurbo(int height, int width, long inputBytes) {
+        int scale = scaleEighths(Math.min(height, width), options.shorterSide(), options.reducingGap());
+        int rows = RegionDecoder.scaledSide(height, scale);
+        int cols = RegionDecoder.scaledSide(width, scale);
+        Mat decoded = new Mat(rows, cols, CV_8UC3);
+        try {
+            long step = decoded.step();
+            RegionDecoder.Status status = turbo.decodeWhole(org.agrona.BufferUtil.address(readBuffer), (int) inputBytes,
+                scale, rows, cols, RegionDecoder.Format.BGR, decoded.data().address(), step, step * rows);
+            switch (status) {
+                case UNSUPPORTED -> {
+                    return null;
+                }
+                case CORRUPT, ARGUMENT -> {
+                    return ConvertedImage.rejected("cannot decode: " + turbo.problem(), inputBytes);
+                }
+                default -> {
+                }
+            }
+            // libjpeg's own warning, where OpenCV's path needs a second decode to see it.
+            if (turbo.warnings() > 0 && JpegWarnings.mayHaveFilledGrey(decoded)) {
+                return ConvertedImage.rejected("corrupt JPEG data: the decoder warns \"" + turbo.firstWarning()
+                    + "\" (it would fill what is missing with grey)", inputBytes);
+            }
+            return encode(cropToAspect(ShorterSideResize.resize(decoded, height, width, options.shorterSide(),
+                options.upscale())), inputBytes);
+        } finally {
+            decoded.close();
+        }
+    }
+
+    /**
+     * The smallest M of libjpeg-turbo's M/8 scales whose result keeps a shorter side of {@code shorter} at
+     * least {@code gap * target} (libjpeg rounds scaled sizes up); 8 (full size) when gap is 0.
+     */
+    static int scaleEighths(int shorter, int target, double gap) {
+        if (gap <= 0) {
+            return 8;
+        }
+        double needed = gap * target;
+        int scale = 1;
+        while (scale < 8 && RegionDecoder.scaledSide(shorter, scale) < needed) {
+            scale++;
+        }
+        return scale;
     }
 
     /**

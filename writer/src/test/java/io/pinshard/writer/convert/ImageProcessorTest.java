@@ -132,6 +132,38 @@ class ImageProcessorTest {
     }
 
     @Test
+    void turboScaleIsTheSmallestEighthThatKeepsTheShorterSideAtGapTimesTheTarget() {
+        // gap 2 (the default): at least 640 px left for the area resize; libjpeg rounds scaled sizes up.
+        assertEquals(1, ImageProcessor.scaleEighths(5120, 320, 2));
+        assertEquals(1, ImageProcessor.scaleEighths(5113, 320, 2)); // ceil(5113 / 8) = 640
+        assertEquals(2, ImageProcessor.scaleEighths(5112, 320, 2));
+        assertEquals(2, ImageProcessor.scaleEighths(2880, 320, 2));
+        assertEquals(4, ImageProcessor.scaleEighths(1600, 320, 2)); // 3/8 = 600
+        assertEquals(5, ImageProcessor.scaleEighths(1080, 320, 2)); // 675: OpenCV's steps need the full 1080
+        assertEquals(5, ImageProcessor.scaleEighths(1278, 320, 2));
+        assertEquals(8, ImageProcessor.scaleEighths(700, 320, 2));
+        assertEquals(3, ImageProcessor.scaleEighths(1080, 320, 1));
+        assertEquals(8, ImageProcessor.scaleEighths(5120, 320, 0));
+    }
+
+    @Test
+    void exifOrientationIsReadFromTheFirstExifSegment() {
+        byte[] jpeg = TestImageFiles.jpeg(TestImageFiles.gradient(60, 100, 3, 4, 0), 60, 100, 3);
+        assertEquals(1, ExifOrientation.of(java.nio.ByteBuffer.wrap(jpeg)));
+        for (int orientation = 1; orientation <= 8; orientation++) {
+            byte[] tagged = TestImageFiles.withExifOrientation(jpeg, orientation);
+            assertEquals(orientation, ExifOrientation.of(java.nio.ByteBuffer.wrap(tagged)));
+            // Cut anywhere inside the segment: never an exception, never a wrong "1" from a half-read tag.
+            for (int cut = 4; cut < 38; cut++) { // the segment ends at byte 38
+                int answer = ExifOrientation.of(java.nio.ByteBuffer.wrap(java.util.Arrays.copyOf(tagged, cut)));
+                assertTrue(answer == ExifOrientation.UNKNOWN || answer == 1, "cut at " + cut + ": " + answer);
+            }
+        }
+        byte[] bad = TestImageFiles.withExifOrientation(jpeg, 9);
+        assertEquals(ExifOrientation.UNKNOWN, ExifOrientation.of(java.nio.ByteBuffer.wrap(bad)));
+    }
+
+    @Test
     void exifOrientationIsApplied() throws IOException {
         byte[] jpeg = TestImageFiles.jpeg(TestImageFiles.gradient(60, 100, 3, 4, 0), 60, 100, 3);
         ConvertedImage plain = convert(raw, "plain.jpg", jpeg);

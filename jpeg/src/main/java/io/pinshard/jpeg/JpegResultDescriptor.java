@@ -1,0 +1,47 @@
+package io.pinshard.jpeg;
+
+/**
+ * The result block {@code pinshard_jpeg_decode} writes on every return (native byte order, 4-byte ints), and
+ * its status codes; the C side's copy is {@code pinshard_jpeg.h}.
+ *
+ * <pre>
+ *   0               4               8               12              16
+ *   +---------------+---------------+---------------+---------------+
+ *   | image width   | image height  | components    | progressive   |
+ *   +---------------+---------------+---------------+---------------+
+ *   | scaled width  | scaled height | region x      | region width  |
+ *   +---------------+---------------+---------------+---------------+
+ *   | warnings      |
+ *   +---------------+
+ * </pre>
+ *
+ * After the result block, the message block: the error text at {@link #MESSAGE_OFFSET}, the first warning at
+ * {@link #WARNING_OFFSET}, each NUL-terminated within {@link #MESSAGE_LENGTH} bytes.
+ */
+final class JpegResultDescriptor {
+    static final int OK = 0;
+    /** Not 1 or 3 components (CMYK, YCCK): the caller's other decoder takes the stream. */
+    static final int UNSUPPORTED = 1;
+    static final int CORRUPT = 2;
+    static final int ARGUMENT = 3;
+
+    static final int IMAGE_WIDTH = 0;
+    static final int IMAGE_HEIGHT = 4;
+    static final int COMPONENTS = 8;
+    static final int PROGRESSIVE = 12;
+    static final int SCALED_WIDTH = 16;
+    static final int SCALED_HEIGHT = 20;
+    static final int REGION_X = 24;
+    static final int REGION_WIDTH = 28;
+    static final int WARNINGS = 32;
+    static final int RESULT_LENGTH = 36;
+
+    /** libjpeg's JMSG_LENGTH_MAX. */
+    static final int MESSAGE_LENGTH = 200;
+    static final int MESSAGE_OFFSET = 64;
+    static final int WARNING_OFFSET = MESSAGE_OFFSET + MESSAGE_LENGTH;
+    static final int LENGTH = WARNING_OFFSET + MESSAGE_LENGTH;
+
+    private JpegResultDescriptor() {
+    }
+}

@@ -1,0 +1,23 @@
+package io.pinshard.jpeg;
+
+import org.bytedeco.javacpp.annotation.Cast;
+import org.bytedeco.javacpp.annotation.NoException;
+import org.bytedeco.javacpp.annotation.Platform;
+
+/**
+ * The JavaCPP binding of {@code src/main/native/pinshard_jpeg.h} over the system's libjpeg-turbo (Debian's
+ * libjpeg62-turbo), generated and compiled at build time when gcc and {@code jpeglib.h} are there. Addresses
+ * travel as {@code long}s: nothing is allocated per call. Loaded only through {@link TurboJpeg}, which falls
+ * back to OpenCV when this JVM or machine lacks it; use {@link RegionDecoder}, not this class.
+ */
+@Platform(value = "linux-x86_64", include = "pinshard_jpeg.h", link = "jpeg@.62")
+@NoException
+final class LibJpeg {
+    private LibJpeg() {
+    }
+
+    /** See {@code pinshard_jpeg_decode} in {@code pinshard_jpeg.h}; the int codes are {@link JpegResultDescriptor}'s. */
+    static native int pinshard_jpeg_decode(@Cast("const unsigned char*") long source, long length, int scale, int x,
+        int y, int width, int height, int format, @Cast("unsigned char*") long destination, long stride, long capacity,
+        @Cast("int*") long result, @Cast("char*") long message);
+}

@@ -1,0 +1,146 @@
+package io.pinshard.jpeg;
+
+import static io.pinshard.jpeg.JpegResultDescriptor.ARGUMENT;
+import static io.pinshard.jpeg.JpegResultDescriptor.COMPONENTS;
+import static io.pinshard.jpeg.JpegResultDescriptor.CORRUPT;
+import static io.pinshard.jpeg.JpegResultDescriptor.IMAGE_HEIGHT;
+import static io.pinshard.jpeg.JpegResultDescriptor.IMAGE_WIDTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_LENGTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_OFFSET;
+import static io.pinshard.jpeg.JpegResultDescriptor.OK;
+import static io.pinshard.jpeg.JpegResultDescriptor.PROGRESSIVE;
+import static io.pinshard.jpeg.JpegResultDescriptor.REGION_WIDTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.REGION_X;
+import static io.pinshard.jpeg.JpegResultDescriptor.SCALED_HEIGHT;
+import static io.pinshard.jpeg.JpegResultDescriptor.SCALED_WIDTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.UNSUPPORTED;
+import static io.pinshard.jpeg.JpegResultDescriptor.WARNINGS;
+import static io.pinshard.jpeg.JpegResultDescriptor.WARNING_OFFSET;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * libjpeg-turbo's region and M/8-scaled decode ({@code jpeg_crop_scanline}, {@code jpeg_skip_scanlines},
+ * {@code scale_num / 8}) into memory the caller owns; available when {@link TurboJpeg#available} says so. The
+ * source must be a copy the JVM made (a file mapping would crash libjpeg when the file is truncated); the
+ * destination's capacity is checked before the first row is written; a hostile stream returns
+ * {@link Status#CORRUPT} with libjpeg's text. One per thread; a call allocates nothing.
+ */
+public final class RegionDecoder implements AutoCloseable {
+    /** Output pixels. */
+    public enum Format {
+        GREY(1, 1), RGB(3, 3), BGR(4, 3);
+
+        final int code;
+        /** Bytes per pixel. */
+        public final int channels;
+
+        Format(int code, int channels) {
+            this.code = code;
+            this.channels = channels;
+        }
+    }
+
+    /** How a decode ended. */
+    public enum Status {
+        OK,
+        /** Not a 1- or 3-component stream (CMYK, YCCK): decode it some other way. */
+        UNSUPPORTED,
+        /** libjpeg refused the stream ({@link #problem()} says why). */
+        CORRUPT,
+        /** The region, scale or destination does not fit the stream ({@link #problem()} says how). */
+        ARGUMENT
+    }
+
+    private static final Status[] STATUSES = Status.values();
+
+    private final ByteBuffer memory = ByteBuffer.allocateDirect(JpegResultDescriptor.LENGTH);
+    private final UnsafeBuffer result = new UnsafeBuffer(memory);
+    private boolean closed;
+
+    /** Scaled size of an image side of {@code side} pixels at {@code scale}/8, as libjpeg computes it (rounded up). */
+    public static int scaledSide(int side, int scale) {
+        return (int) (((long) side * scale + 7) / 8);
+    }
+
+    /**
+     * Decodes rows {@code [y, y + height)} and at least columns {@code [x, x + width)} of the image at
+     * {@code scale}/8 (1..8; coordinates in scaled pixels) to {@code destination}, rows {@code stride} bytes
+     * apart, {@code capacity} bytes in all. Columns widen to the iMCU grid: row pixel 0 is column
+     * {@link #regionX()}, {@link #regionWidth()} columns were written.
+     */
+    public Status decode(long source, int length, int scale, int x, int y, int width, int height, Format format,
+        long destination, long stride, long capacity) {
+        if (closed) {
+            throw new IllegalStateException("region decoder is closed");
+        }
+        if (destination == 0 || source == 0) {
+            throw new IllegalArgumentException("null address");
+        }
+        int status = LibJpeg.pinshard_jpeg_decode(source, length, scale, x, y, width, height, format.code, destination,
+            stride, capacity, result.addressOffset(), result.addressOffset() + MESSAGE_OFFSET);
+        if (status < OK || status > ARGUMENT) {
+            throw new IllegalStateException("libjpeg binding returned status " + status);
+        }
+        if (status == OK && (regionX() > x || regionX() + regionWidth() < x + width)) {
+            throw new IllegalStateException("libjpeg decoded columns " + regionX() + ".." + (regionX() + regionWidth())
+                + ", not the asked " + x + ".." + (x + width));
+        }
+        return STATUSES[status];
+    }
+
+    /** Decodes the whole image at {@code scale}/8 (see {@link #decode(long, int, int, int, int, int, int, Format, long, long, long)}). */
+    public Status decodeWhole(long source, int length, int scale, int scaledHeight, int scaledWidth, Format format,
+        long destination, long stride, long capacity) {
+        return decode(source, length, scale, 0, 0, scaledWidth, scaledHeight, format, destination, stride, capacity);
+    }
+
+    public int imageWidth() { return result.getInt(IMAGE_WIDTH); }
+    public int imageHeight() { return result.getInt(IMAGE_HEIGHT); }
+    public int components() { return result.getInt(COMPONENTS); }
+    public boolean progressive() { return result.getInt(PROGRESSIVE) != 0; }
+    public int scaledWidth() { return result.getInt(SCALED_WIDTH); }
+    public int scaledHeight() { return result.getInt(SCALED_HEIGHT); }
+    /** First decoded column (scaled pixels), at or left of the asked one. */
+    public int regionX() { return result.getInt(REGION_X); }
+    public int regionWidth() { return result.getInt(REGION_WIDTH); }
+    /** libjpeg's warnings in the last decode (corrupt data it decoded anyway, e.g. a scan cut short). */
+    public int warnings() { return result.getInt(WARNINGS); }
+
+    /** Why the last decode did not end {@link Status#OK} (allocates: error path only). */
+    public String problem() {
+        return text(MESSAGE_OFFSET);
+    }
+
+    /** libjpeg's first warning in the last decode, or null (allocates). */
+    public String firstWarning() {
+        return warnings() == 0 ? null : text(WARNING_OFFSET);
+    }
+
+    private String text(int offset) {
+        int end = 0;
+        while (end < MESSAGE_LENGTH && result.getByte(offset + end) != 0) {
+            end++;
+        }
+        byte[] bytes = new byte[end];
+        result.getBytes(offset, bytes);
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            BufferUtil.free(memory);
+        }
+    }
+
+    static {
+        if (CORRUPT != 2 || UNSUPPORTED != 1) {
+            throw new AssertionError("Status order must follow JpegResultDescriptor's codes");
+        }
+    }
+}
