@@ -20,11 +20,11 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API) and
- * baseline (the naive loader people are measured against) beside it; writer and reader on top of those;
- * cuda-bridge on the reader; serve (the shared-memory ring for other processes) on the reader; torch (the libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh,
- * on everything and nothing on them. Read from the
- * poms themselves, so a new module or dependency has to take its place here.
+ * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API), jpeg (the
+ * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
+ * on top of those; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
+ * libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh, on everything and nothing on them. Read
+ * from the poms themselves, so a new module or dependency has to take its place here.
  */
 class ModuleArrowsTest {
     /** A module's level; a main dependency points strictly down, a test one down or sideways. */
