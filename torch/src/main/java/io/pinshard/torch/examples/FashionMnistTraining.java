@@ -62,6 +62,7 @@ public final class FashionMnistTraining {
         private int workers = 2;
         private int threads = 2;
         private int printEvery = 50;
+        private boolean scoreEachEpoch = true;
         private PrintStream out = System.out;
 
         /** Train on the dataset at {@code train}, score on {@code test}. */
@@ -83,6 +84,8 @@ public final class FashionMnistTraining {
         /** Print every n-th step's line (0: none). */
         public Config printEvery(int value) { printEvery = value; return this; }
         public Config out(PrintStream value) { out = value; return this; }
+        /** Score the test split after every epoch (default), or only after the last. */
+        public Config scoreEachEpoch(boolean value) { scoreEachEpoch = value; return this; }
 
         public int epochs() { return epochs; }
         public double scaleMin() { return scaleMin; }
@@ -95,7 +98,7 @@ public final class FashionMnistTraining {
      * What a run gave.
      *
      * @param accuracy        top-1 on the test split after the last epoch, 0..1
-     * @param epochAccuracy   top-1 after each epoch
+     * @param epochAccuracy   top-1 after each epoch (NaN where not scored)
      * @param testImages      images scored
      * @param wallSeconds     training and scoring, from the first batch asked for to the last score
      * @param log             every training step
@@ -139,7 +142,7 @@ public final class FashionMnistTraining {
             double[] epochAccuracy = new double[config.epochs];
             long testImages = 0;
             config.out.printf(Locale.ROOT, "training %s: %d images (%d steps of %d per epoch), %d epochs, %d loader "
-                    + "workers, %d libtorch threads, random-resized-crop scale %.2f-1.00 + flip, Adam lr %g, seed %d%n",
+                    + "workers, %d libtorch threads, random-resized-crop scale %.2f-1.00 + flip, Adam lr %s, seed %d%n",
                 config.train, perEpoch * BATCH_SIZE, perEpoch, BATCH_SIZE, config.epochs, config.workers,
                 Libtorch.threads(), config.scaleMin, config.learningRate, config.seed);
             long started = System.nanoTime();
@@ -169,6 +172,10 @@ public final class FashionMnistTraining {
                             config.out.println(log.line(n));
                         }
                     }
+                }
+                if (!config.scoreEachEpoch && epoch < config.epochs - 1) {
+                    epochAccuracy[epoch] = Double.NaN;
+                    continue;
                 }
                 long[] score = score(net, testBatches);
                 testImages = score[1];
