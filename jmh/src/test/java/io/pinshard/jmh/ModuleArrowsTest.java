@@ -22,7 +22,8 @@ import org.w3c.dom.NodeList;
 /**
  * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API) and
  * baseline (the naive loader people are measured against) beside it; writer and reader on top of those;
- * cuda-bridge on the reader; the tools, cli and jmh, on everything and nothing on them. Read from the
+ * cuda-bridge on the reader; torch (the libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh,
+ * on everything and nothing on them. Read from the
  * poms themselves, so a new module or dependency has to take its place here.
  */
 class ModuleArrowsTest {
@@ -34,6 +35,7 @@ class ModuleArrowsTest {
         "writer", 2,
         "reader", 2,
         "cuda-bridge", 3,
+        "torch", 4,
         "cli", 4,
         "jmh", 4);
 

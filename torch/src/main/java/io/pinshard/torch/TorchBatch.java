@@ -1,0 +1,172 @@
+package io.pinshard.torch;
+
+import io.pinshard.reader.loader.Batch;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * One loader batch as libtorch tensors, over the ring slot's memory: {@link #images()} is the slot itself (no pixel
+ * copied), {@link #sampleIds()} too; {@link #labels()} and {@link #normalized()} are per-slot tensors the adapter
+ * fills in place. Get it from {@link TorchEpoch}; close it when the step no longer needs its tensors.
+ *
+ * <h2>Lifetime</h2>
+ * <ul>
+ *   <li>{@link #close()} gives the slot back to the loader's workers ({@link Batch#close()}); use try-with-resources
+ *       around the training step. Idempotent.</li>
+ *   <li>The tensors returned are handles for this batch only: after {@code close()} every call on them, or passing
+ *       them to libtorch, throws {@link NullPointerException} ("This pointer address is NULL"). Do not close them
+ *       yourself (closing is harmless: they own nothing).</li>
+ *   <li>A view or copy of a handle still alive at {@code close()} (a {@code permute}, {@code narrow},
+ *       {@code contiguous()}, an autograd graph not yet run backward) is detected from libtorch's reference counts:
+ *       its storage is poisoned, so using it later throws a {@link RuntimeException} naming this batch instead of
+ *       reading the workers' next pixels. Free such temporaries before closing (JavaCPP's {@code PointerScope}, or
+ *       {@code close()} on them); each poisoning costs the slot fresh tensors ({@link TorchLoader#poisoned()}).</li>
+ *   <li>The object is reused for the slot's next batch: do not keep it past {@code close()} (until then its
+ *       accessors throw {@link IllegalStateException}; afterwards they answer for the new batch).</li>
+ *   <li>Use it on one thread at a time; close it on the thread that ran the step, or after that step finished.</li>
+ * </ul>
+ * Steady state (every slot seen once, no poisoning): no native allocation, and only the per-batch Java handles on
+ * the heap (well under 1 KiB per batch).
+ */
+public final class TorchBatch implements AutoCloseable {
+    private final TorchLoader owner;
+    private final SlotTensor images;
+    private final SlotTensor labels;
+    private final SlotTensor sampleIds;
+    private final SlotTensor normalized;
+    private final UnsafeBuffer labelsIn = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer labelsOut = new UnsafeBuffer(0, 0);
+    private Batch batch;
+    private boolean labelsFilled;
+    private boolean normalizedFilled;
+
+    TorchBatch(TorchLoader owner) {
+        this.owner = owner;
+        this.images = new SlotTensor("images", false);
+        this.labels = new SlotTensor("labels", false);
+        this.sampleIds = new SlotTensor("sampleIds", false);
+        this.normalized = new SlotTensor("normalized", true);
+    }
+
+    TorchBatch open(Batch next) {
+        if (batch != null) { // the raw batch was closed directly: end the handles of that one first
+            release();
+        }
+        batch = next;
+        labelsFilled = false;
+        normalizedFilled = false;
+        return this;
+    }
+
+    /**
+     * {@code uint8 [N, H, W, 3]} (RGB, C-contiguous) over the slot's memory: its data pointer is
+     * {@link Batch#address()}.
+     */
+    public Tensor images() {
+        Batch b = held();
+        images.ensureBlob(b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(), owner.uint8());
+        return images.handle(b.size());
+    }
+
+    /** {@code int64 [N]} class labels ({@code -1} where a record has none), widened from the slot's int32 labels. */
+    public Tensor labels() {
+        Batch b = held();
+        labels.ensureEmpty(owner.rowShape(), owner.int64());
+        if (!labelsFilled) {
+            int n = b.size();
+            labelsIn.wrap(b.labelsAddress(), n * Integer.BYTES);
+            labelsOut.wrap(labels.dataAddress(), n * Long.BYTES);
+            for (int i = 0; i < n; i++) {
+                labelsOut.putLong(i * Long.BYTES, labelsIn.getInt(i * Integer.BYTES));
+            }
+            labelsFilled = true;
+        }
+        return labels.handle(b.size());
+    }
+
+    /** {@code int64 [N]} dataset record numbers, over the slot's memory. */
+    public Tensor sampleIds() {
+        Batch b = held();
+        sampleIds.ensureBlob(b.sampleIdsAddress(), (long) b.capacity() * Long.BYTES, owner.rowShape(), owner.int64());
+        return sampleIds.handle(b.size());
+    }
+
+    /**
+     * {@code float32 [N, 3, H, W]} with channels-last strides ({@code [3HW, 1, 3W, 3]}): {@code (x / 255 - mean) / std}
+     * per channel ({@link TorchOptions}), computed on first call per batch into a tensor the slot keeps (libtorch's
+     * intra-op threads, see {@link Libtorch#setThreads}).
+     */
+    public Tensor normalized() {
+        Batch b = held();
+        normalized.ensureEmpty(owner.imageShape(), owner.float32());
+        if (!normalizedFilled) {
+            images.ensureBlob(b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(), owner.uint8());
+            Tensor out = normalized.rows(b.size());
+            out.copy_(images.rows(b.size()));
+            owner.normalize(out);
+            normalizedFilled = true;
+        }
+        return normalized.handle(b.size());
+    }
+
+    /** Images in this batch ({@code N}). */
+    public int size() {
+        return held().size();
+    }
+
+    /** The loader's batch (index, epoch, slot, addresses). Release it through {@link #close()}, not directly. */
+    public Batch batch() {
+        return held();
+    }
+
+    private Batch held() {
+        Batch b = batch;
+        if (b == null) {
+            throw new IllegalStateException("this TorchBatch was released: its slot belongs to the loader's workers again");
+        }
+        return b;
+    }
+
+    /** Revokes this batch's tensors and gives the slot back to the loader. Idempotent. */
+    @Override
+    public void close() {
+        Batch b = batch;
+        if (b != null) {
+            release();
+            b.close();
+        }
+    }
+
+    private void release() {
+        Batch b = batch;
+        batch = null;
+        int poisoned = 0;
+        poisoned += images.release(b) ? 1 : 0;
+        poisoned += labels.release(b) ? 1 : 0;
+        poisoned += sampleIds.release(b) ? 1 : 0;
+        poisoned += normalized.release(b) ? 1 : 0;
+        if (poisoned > 0) {
+            owner.countPoisoned(poisoned);
+        }
+    }
+
+    /** Tensors this slot made so far. */
+    long tensorsMade() {
+        return images.made() + labels.made() + sampleIds.made() + normalized.made();
+    }
+
+    /** Frees the slot's tensors (the loader is closing). */
+    void free() {
+        close();
+        images.close();
+        labels.close();
+        sampleIds.close();
+        normalized.close();
+    }
+
+    @Override
+    public String toString() {
+        Batch b = batch;
+        return b == null ? "TorchBatch (released)" : "TorchBatch of " + b;
+    }
+}

@@ -1,0 +1,71 @@
+package io.pinshard.torch;
+
+import io.pinshard.reader.loader.Epoch;
+import io.pinshard.reader.loader.LoaderState;
+import java.util.Iterator;
+
+/**
+ * One pass over this rank's batches of an epoch as {@link TorchBatch}es: the loader's {@link Epoch}, whose rules
+ * (one consuming thread, blocking {@code next()}, close to stop early) it keeps. Allocation-free per batch.
+ */
+public final class TorchEpoch implements Iterator<TorchBatch>, Iterable<TorchBatch>, AutoCloseable {
+    private final TorchLoader owner;
+    private final Epoch epoch;
+
+    TorchEpoch(TorchLoader owner, Epoch epoch) {
+        this.owner = owner;
+        this.epoch = epoch;
+    }
+
+    public int epoch() {
+        return epoch.epoch();
+    }
+
+    /** Batches of this epoch on this rank. */
+    public long batches() {
+        return epoch.batches();
+    }
+
+    /** Batches handed out so far, counting those consumed before a resume. */
+    public long batchesConsumed() {
+        return epoch.batchesConsumed();
+    }
+
+    /** The state to checkpoint: {@link TorchLoader#resume} from it continues with the next batch. */
+    public LoaderState state() {
+        return epoch.state();
+    }
+
+    /** The loader's epoch underneath. */
+    public Epoch loaderEpoch() {
+        return epoch;
+    }
+
+    @Override
+    public boolean hasNext() {
+        return epoch.hasNext();
+    }
+
+    /** The next batch, blocking until the workers filled it (see {@link Epoch#next()}). */
+    @Override
+    public TorchBatch next() {
+        var batch = epoch.next();
+        try {
+            return owner.slot(batch.slot()).open(batch);
+        } catch (RuntimeException | Error e) {
+            batch.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Iterator<TorchBatch> iterator() {
+        return this;
+    }
+
+    /** Stops the epoch's workers (see {@link Epoch#close()}); held batches stay valid until closed. */
+    @Override
+    public void close() {
+        epoch.close();
+    }
+}

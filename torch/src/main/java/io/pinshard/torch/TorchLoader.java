@@ -1,0 +1,183 @@
+package io.pinshard.torch;
+
+import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.LoaderState;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorOptions;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * A {@link Loader}'s batches as libtorch tensors, without copying a pixel:
+ *
+ * <pre>{@code
+ * try (Loader loader = Loader.open(dataset, options); TorchLoader batches = TorchLoader.of(loader)) {
+ *     for (int e = 0; e < epochs; e++) {
+ *         try (TorchEpoch epoch = batches.epoch(e)) {
+ *             for (TorchBatch batch : epoch) {
+ *                 try (batch) {
+ *                     Tensor loss = cross_entropy(model.forward(batch.normalized()), batch.labels());
+ *                     ...
+ *                 }
+ *             }
+ *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * It owns nothing of the loader (close the loader yourself, after this: try-with-resources in the order above does
+ * that), only the libtorch tensors it keeps per ring slot, made on each slot's first batch. {@link #close()} frees
+ * them and revokes the handles of batches still held. See {@link TorchBatch} for the lifetime rules.
+ */
+public final class TorchLoader implements AutoCloseable {
+    private final Loader loader;
+    private final TorchOptions options;
+    private final TorchBatch[] slots;
+    private final long[] imageShape;
+    private final long[] rowShape;
+    private final TensorOptions uint8 = Owned.keep(new TensorOptions(torch.ScalarType.Byte));
+    private final TensorOptions int64 = Owned.keep(new TensorOptions(torch.ScalarType.Long));
+    private final TensorOptions float32 = Owned.keep(new TensorOptions(torch.ScalarType.Float));
+    private final Scalar maxPixel = Owned.keep(new Scalar(255.0f));
+    private final Tensor mean;
+    private final Tensor std;
+    private long poisoned;
+    private boolean closed;
+
+    private TorchLoader(Loader loader, TorchOptions options) {
+        this.loader = loader;
+        this.options = options;
+        int batchSize = loader.options().batchSize();
+        int crop = loader.options().crop();
+        this.imageShape = new long[] {batchSize, crop, crop, 3};
+        this.rowShape = new long[] {batchSize};
+        this.mean = channelTensor(options.mean(0), options.mean(1), options.mean(2));
+        this.std = channelTensor(options.std(0), options.std(1), options.std(2));
+        this.slots = new TorchBatch[loader.slots()];
+        for (int s = 0; s < slots.length; s++) {
+            slots[s] = new TorchBatch(this);
+        }
+    }
+
+    /** Wraps {@code loader} with ImageNet normalisation. */
+    public static TorchLoader of(Loader loader) {
+        return of(loader, TorchOptions.defaults());
+    }
+
+    /**
+     * Wraps {@code loader}.
+     *
+     * @throws IllegalStateException when libtorch's natives cannot be loaded here (the message says why)
+     */
+    public static TorchLoader of(Loader loader, TorchOptions options) {
+        Libtorch.require();
+        return new TorchLoader(loader, options);
+    }
+
+    private Tensor channelTensor(float r, float g, float b) {
+        Tensor t = Owned.keep(torch.empty(new long[] {3}, float32, null));
+        org.bytedeco.javacpp.FloatPointer data = t.data_ptr_float();
+        data.put(0, r).put(1, g).put(2, b);
+        return t;
+    }
+
+    public Loader loader() {
+        return loader;
+    }
+
+    public TorchOptions options() {
+        return options;
+    }
+
+    /** Starts epoch {@code epoch} of the loader (see {@link Loader#epoch(int)}). */
+    public TorchEpoch epoch(int epoch) {
+        checkOpen();
+        return new TorchEpoch(this, loader.epoch(epoch));
+    }
+
+    /** Continues from a checkpointed {@link TorchEpoch#state()} (see {@link Loader#resume(LoaderState)}). */
+    public TorchEpoch resume(LoaderState state) {
+        checkOpen();
+        return new TorchEpoch(this, loader.resume(state));
+    }
+
+    /** Storages poisoned so far because a view of a batch's tensor outlived the batch (0 in a clean loop). */
+    public long poisoned() {
+        return poisoned;
+    }
+
+    /**
+     * Tensors (libtorch objects over native memory) the adapter made so far: one set per ring slot on its first full
+     * and first partial batch, plus one per poisoning; constant in steady state, where wrapping a batch makes none.
+     */
+    public long tensorsMade() {
+        long made = 0;
+        for (TorchBatch slot : slots) {
+            made += slot.tensorsMade();
+        }
+        return made;
+    }
+
+    TorchBatch slot(int slot) {
+        checkOpen();
+        return slots[slot];
+    }
+
+    long[] imageShape() {
+        return imageShape;
+    }
+
+    long[] rowShape() {
+        return rowShape;
+    }
+
+    TensorOptions uint8() {
+        return uint8;
+    }
+
+    TensorOptions int64() {
+        return int64;
+    }
+
+    TensorOptions float32() {
+        return float32;
+    }
+
+    /** {@code (x / 255 - mean) / std} in place over NHWC float rows (channel last, so mean/std broadcast). */
+    void normalize(Tensor rows) {
+        rows.div_(maxPixel);
+        rows.sub_(mean);
+        rows.div_(std);
+    }
+
+    void countPoisoned(int storages) {
+        poisoned += storages;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("this TorchLoader over " + loader.name() + " is closed");
+        }
+    }
+
+    /**
+     * Releases batches still held (revoking their tensors) and frees every tensor this adapter made. Call it before
+     * closing the loader. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (TorchBatch slot : slots) {
+            slot.free();
+        }
+        mean.close();
+        std.close();
+        maxPixel.close();
+        uint8.close();
+        int64.close();
+        float32.close();
+    }
+}
