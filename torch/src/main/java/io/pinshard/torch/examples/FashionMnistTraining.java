@@ -63,6 +63,7 @@ public final class FashionMnistTraining {
         private int threads = 2;
         private int printEvery = 50;
         private boolean scoreEachEpoch = true;
+        private boolean scoreTest = true;
         private PrintStream out = System.out;
 
         /** Train on the dataset at {@code train}, score on {@code test}. */
@@ -86,6 +87,8 @@ public final class FashionMnistTraining {
         public Config out(PrintStream value) { out = value; return this; }
         /** Score the test split after every epoch (default), or only after the last. */
         public Config scoreEachEpoch(boolean value) { scoreEachEpoch = value; return this; }
+        /** Score the test split at all (default); without, the accuracies are NaN. */
+        public Config scoreTest(boolean value) { scoreTest = value; return this; }
 
         public int epochs() { return epochs; }
         public double scaleMin() { return scaleMin; }
@@ -173,7 +176,7 @@ public final class FashionMnistTraining {
                         }
                     }
                 }
-                if (!config.scoreEachEpoch && epoch < config.epochs - 1) {
+                if (!config.scoreTest || !config.scoreEachEpoch && epoch < config.epochs - 1) {
                     epochAccuracy[epoch] = Double.NaN;
                     continue;
                 }

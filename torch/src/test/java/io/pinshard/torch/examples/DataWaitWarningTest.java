@@ -59,7 +59,7 @@ class DataWaitWarningTest {
                 for (int s = 0; s < STEPS; s++) {
                     TorchBatch batch = epoch.next();
                     try (batch; PointerScope step = new PointerScope()) {
-                        labelSum += batch.labels().sum().item_long() + batch.images().numel();
+                        labelSum += batch.labels().sum().item_long() + batch.images().dim();
                     }
                     if (stepMillis > 0) {
                         Thread.sleep(stepMillis);

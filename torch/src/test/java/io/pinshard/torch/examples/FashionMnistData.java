@@ -1,5 +1,6 @@
 package io.pinshard.torch.examples;
 
+import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertProgress;
 import io.pinshard.writer.convert.ConvertSummary;
@@ -30,7 +31,7 @@ final class FashionMnistData {
         if (root == null && missing == null) {
             try {
                 root = prepare(Path.of("target"));
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | ConvertException | RuntimeException e) {
                 missing = "Fashion-MNIST could not be prepared: " + e;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -44,7 +45,7 @@ final class FashionMnistData {
         return missing;
     }
 
-    private static Path prepare(Path scratch) throws IOException, InterruptedException {
+    private static Path prepare(Path scratch) throws IOException, ConvertException, InterruptedException {
         Path repo = Path.of("").toAbsolutePath();
         while (repo != null && !Files.exists(repo.resolve("scripts/fetch-fashion-mnist.sh"))) {
             repo = repo.getParent();
