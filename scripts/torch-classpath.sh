@@ -9,7 +9,7 @@ cp_file="$root/torch/target/examples.classpath"
 if [[ ! -f "$cp_file" ]] || [[ -n "$(find "$root" -path "$root/.git" -prune -o \( -name '*.java' -o -name 'pom.xml' \) -newer "$cp_file" -print -quit)" ]]; then
   echo "torch-classpath: building the torch module ..." >&2
   (cd "$root" && mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true package \
-    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.includeScope=test \
+    org.apache.maven.plugins:maven-dependency-plugin:2.8:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile="$cp_file.deps" -pl torch -am >&2) || {
     echo "torch-classpath: the build failed (mvn -o needs the dependencies in ~/.m2; drop -o once to fetch them)" >&2
     exit 1; }
