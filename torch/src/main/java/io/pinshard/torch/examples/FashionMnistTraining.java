@@ -72,11 +72,15 @@ public final class FashionMnistTraining {
             this.test = test;
         }
 
+        /** Epochs to train (5). */
         public Config epochs(int value) { epochs = value; return this; }
         /** Stop each epoch after this many batches (0: the whole epoch): a random subset of the training set. */
         public Config stepsPerEpoch(int value) { stepsPerEpoch = value; return this; }
+        /** Random-resized-crop's smallest area fraction (0.6); the largest is 1. */
         public Config scaleMin(double value) { scaleMin = value; return this; }
+        /** Adam's learning rate (1e-3). */
         public Config learningRate(double value) { learningRate = value; return this; }
+        /** Seed of the loader's order and crops and of libtorch's initialisation (42). */
         public Config seed(long value) { seed = value; return this; }
         /** Loader worker threads. */
         public Config workers(int value) { workers = value; return this; }
@@ -84,17 +88,13 @@ public final class FashionMnistTraining {
         public Config threads(int value) { threads = value; return this; }
         /** Print every n-th step's line (0: none). */
         public Config printEvery(int value) { printEvery = value; return this; }
+        /** Where progress lines go (System.out). */
         public Config out(PrintStream value) { out = value; return this; }
         /** Score the test split after every epoch (default), or only after the last. */
         public Config scoreEachEpoch(boolean value) { scoreEachEpoch = value; return this; }
         /** Score the test split at all (default); without, the accuracies are NaN. */
         public Config scoreTest(boolean value) { scoreTest = value; return this; }
 
-        public int epochs() { return epochs; }
-        public double scaleMin() { return scaleMin; }
-        public long seed() { return seed; }
-        public int workers() { return workers; }
-        public int threads() { return threads; }
     }
 
     /**
@@ -113,6 +113,7 @@ public final class FashionMnistTraining {
     }
 
     /** Trains and scores as {@code config} says. */
+    @SuppressWarnings("try") // the steps' PointerScopes are opened for their close only
     public static Result run(Config config) {
         Libtorch.require();
         Libtorch.setThreads(config.threads);
@@ -194,6 +195,7 @@ public final class FashionMnistTraining {
     }
 
     /** {correct, scored} over the whole test split, in eval mode. */
+    @SuppressWarnings("try") // the scope and the no-grad guard act by being open
     static long[] score(FashionMnistNet net, TorchLoader test) {
         net.eval();
         long correct = 0;

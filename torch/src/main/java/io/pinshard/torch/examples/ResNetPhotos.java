@@ -31,6 +31,8 @@ public final class ResNetPhotos {
     private ResNetPhotos() {
     }
 
+    /** Runs the photo-scale steps; see the class comment for the options. */
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     public static void main(String[] args) {
         Path data = Path.of(System.getProperty("user.home"), ".cache", "pinshard", "bench-320-x24", "raw");
         int steps = 30;

@@ -44,18 +44,22 @@ public final class StepLog {
         steps++;
     }
 
+    /** Steps recorded so far. */
     public int steps() {
         return steps;
     }
 
+    /** The training loss of {@code step}. */
     public float loss(int step) {
         return loss[check(step)];
     }
 
+    /** Step time in milliseconds, from the previous batch's arrival to this one's. */
     public float stepMs(int step) {
         return stepMs[check(step)];
     }
 
+    /** How long the trainer waited for this step's batch, in milliseconds. */
     public float waitMs(int step) {
         return waitMs[check(step)];
     }

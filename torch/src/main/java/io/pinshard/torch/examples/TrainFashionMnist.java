@@ -20,6 +20,7 @@ public final class TrainFashionMnist {
     private TrainFashionMnist() {
     }
 
+    /** Runs the example; see the class comment for the options. */
     public static void main(String[] args) throws Exception {
         Path data = Path.of(System.getProperty("user.home"), ".cache", "pinshard", "fashion-mnist");
         Path out = Path.of("train-fashion-mnist");
