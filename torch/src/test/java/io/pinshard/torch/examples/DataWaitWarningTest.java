@@ -49,6 +49,7 @@ class DataWaitWarningTest {
     }
 
     /** Runs {@link #STEPS} steps of the slow loader; each step reads the batch's tensors, then sleeps stepMillis. */
+    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     private static DataWaitMonitor train(long stepMillis) {
         LoaderOptions heavy = LoaderOptions.builder().batchSize(64).crop(224).workers(1).prefetch(2)
             .shuffle(true).seed(3).dropLast(true).train().build();
