@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""The PyTorch baseline of the pinshard Fashion-MNIST training example (io.pinshard.torch.examples.TrainFashionMnist).
+
+Same model, augmentation, optimizer, batch size, epochs and per-step log format, but the images come from the
+PNG ImageFolder trees of scripts/fetch-fashion-mnist.sh through torchvision's ImageFolder + DataLoader.
+Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--data DIR] [--epochs 5] [--log FILE] ...
+"""
+import argparse
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Subset
+from torchvision import datasets, transforms
+
+# Fashion-MNIST's pixel mean and standard deviation (0..1 scale), the same constants as the Java example.
+MEAN, STD = 0.2860, 0.3530
+
+
+class Net(nn.Module):
+    """conv3x3(3->32)-BN-ReLU-pool, conv3x3(32->64)-BN-ReLU-pool, conv3x3(64->128)-BN-ReLU-pool, fc 1152->256->10."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 32, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(32)
+        self.conv2 = nn.Conv2d(32, 64, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(64)
+        self.conv3 = nn.Conv2d(64, 128, 3, padding=1, bias=False)
+        self.bn3 = nn.BatchNorm2d(128)
+        self.fc1 = nn.Linear(128 * 3 * 3, 256)
+        self.fc2 = nn.Linear(256, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)  # 28 -> 14
+        x = F.max_pool2d(F.relu(self.bn2(self.conv2(x))), 2)  # 14 -> 7
+        x = F.max_pool2d(F.relu(self.bn3(self.conv3(x))), 2)  # 7 -> 3
+        x = F.relu(self.fc1(torch.flatten(x, 1)))
+        return self.fc2(x)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--data", default=os.path.expanduser("~/.cache/pinshard/fashion-mnist"))
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--batch", type=int, default=128)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--scale", type=float, nargs=2, default=[0.6, 1.0])
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--train-limit", type=int, default=0, help="use the first N training images (0: all)")
+    p.add_argument("--log", default="")
+    a = p.parse_args()
+    torch.manual_seed(a.seed)
+    random.seed(a.seed)
+    np.random.seed(a.seed)
+    torch.set_num_threads(a.threads)
+    torch.use_deterministic_algorithms(True)
+
+    train_tf = transforms.Compose([
+        transforms.RandomResizedCrop(28, scale=tuple(a.scale), ratio=(3 / 4, 4 / 3)),
+        transforms.RandomHorizontalFlip(),
+        transforms.ToTensor(),
+        transforms.Normalize((MEAN,) * 3, (STD,) * 3)])
+    eval_tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize((MEAN,) * 3, (STD,) * 3)])
+    train_set = datasets.ImageFolder(os.path.join(a.data, "png", "train"), train_tf)
+    test_set = datasets.ImageFolder(os.path.join(a.data, "png", "test"), eval_tf)
+    if train_set.classes != test_set.classes:
+        sys.exit("train and test class lists differ")
+    if a.train_limit:
+        train_set = Subset(train_set, range(a.train_limit))
+    g = torch.Generator()
+    g.manual_seed(a.seed)
+    train = DataLoader(train_set, batch_size=a.batch, shuffle=True, drop_last=True, num_workers=a.workers,
+                       persistent_workers=a.workers > 0, generator=g)
+    test = DataLoader(test_set, batch_size=500, shuffle=False, num_workers=a.workers)
+
+    model = Net()
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    log = open(a.log, "w") if a.log else None
+    print(f"pytorch {torch.__version__}: {len(train_set)} train / {len(test_set)} test images, batch {a.batch}, "
+          f"{a.epochs} epochs, {a.workers} DataLoader workers, {a.threads} torch threads, "
+          f"RandomResizedCrop scale {a.scale[0]}-{a.scale[1]} + flip, Adam lr {a.lr}, seed {a.seed}")
+    started = time.perf_counter()
+    step = 0
+    total_wait = total_step = 0.0
+    for epoch in range(a.epochs):
+        model.train()
+        it = iter(train)
+        last_wait_end = None
+        while True:
+            w0 = time.perf_counter()
+            try:
+                images, labels = next(it)
+            except StopIteration:
+                break
+            w1 = time.perf_counter()
+            wait = w1 - w0
+            # step time as the loader's DataWaitMonitor counts it: from the end of one wait to the end of the next
+            step_s = wait if last_wait_end is None else w1 - last_wait_end
+            if last_wait_end is not None:
+                total_wait += wait
+                total_step += step_s
+            last_wait_end = w1
+            opt.zero_grad()
+            loss = F.cross_entropy(model(images), labels)
+            loss.backward()
+            opt.step()
+            line = (f"step {step} epoch {epoch} loss {loss.item():.5f} step_ms {step_s * 1e3:.2f} "
+                    f"wait_ms {wait * 1e3:.2f} wait_pct {100 * wait / step_s:.1f}")
+            if log:
+                log.write(line + "\n")
+            if step % 100 == 0:
+                print(line, flush=True)
+            step += 1
+        acc = evaluate(model, test)
+        print(f"epoch {epoch}: test top-1 {100 * acc:.2f} % ({time.perf_counter() - started:.1f} s)", flush=True)
+    wall = time.perf_counter() - started
+    print(f"final: test top-1 {100 * acc:.2f} % after {a.epochs} epochs, wall {wall:.1f} s, "
+          f"data-wait {100 * total_wait / max(total_step, 1e-9):.1f} % of step time")
+    if log:
+        log.close()
+
+
+def evaluate(model, test):
+    model.eval()
+    correct = n = 0
+    with torch.no_grad():
+        for images, labels in test:
+            correct += (model(images).argmax(1) == labels).sum().item()
+            n += labels.numel()
+    return correct / n
+
+
+if __name__ == "__main__":
+    main()
