@@ -4,7 +4,9 @@ package io.pinshard.reader.loader;
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
  *
  * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, filled once per
- * epoch into an {@code int[]} made once per loader, so looking a position up is an array read.
+ * epoch into one of two {@code int[]} buffers made once per loader, so looking a position up is an array
+ * read. Two buffers let the workers prepare and fill the next epoch while the consumer still takes the
+ * last batches of the current one (see {@link Loader}); the caller says which buffer holds which epoch.
  * Ranks take contiguous, disjoint blocks of that order ({@code rank x perRank ...}), which keeps
  * quasi-random windows local to one rank.
  *
@@ -21,14 +23,14 @@ final class EpochPlan {
     private final int worldSize;
     private final SampleOrder order;
     private final long seed;
-    private final int[] positions;
+    private final int[][] positions;
     private final int[] windowStart;
     private final int[] windowOrder;
     private final long samplesPerRank;
     private final long batches;
     private final long perRankBlock;
     private final SplitMix random = new SplitMix();
-    private int preparedEpoch = -1;
+    private final int[] preparedEpoch = {-1, -1};
 
     EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
         if (records <= 0) {
@@ -44,7 +46,7 @@ final class EpochPlan {
         this.worldSize = options.worldSize();
         this.order = options.order();
         this.seed = options.seed();
-        this.positions = new int[this.records];
+        this.positions = new int[2][this.records];
         if (worldSize > records && options.dropLast()) {
             throw new IllegalArgumentException("drop_last with " + worldSize + " ranks leaves nothing of "
                 + records + " records");
@@ -78,24 +80,28 @@ final class EpochPlan {
         }
     }
 
-    /** Fills the epoch order; allocation-free. */
-    void prepare(int epoch) {
-        if (epoch == preparedEpoch) {
+    /**
+     * Fills buffer {@code buffer} (0 or 1) with the order of {@code epoch}; allocation-free. One thread at a
+     * time, and no thread may read that buffer meanwhile (the caller publishes it).
+     */
+    void prepare(int buffer, int epoch) {
+        if (epoch == preparedEpoch[buffer]) {
             return;
         }
+        int[] positions = this.positions[buffer];
         for (int i = 0; i < records; i++) {
             positions[i] = i;
         }
         switch (order) {
             case SEQUENTIAL -> { }
             case RANDOM -> shuffle(positions, 0, records, random.seed(SplitMix.mix(seed, epoch, 0x5EED)));
-            case QUASI_RANDOM -> prepareQuasiRandom(epoch);
+            case QUASI_RANDOM -> prepareQuasiRandom(positions, epoch);
             default -> throw new IllegalStateException("unreachable");
         }
-        preparedEpoch = epoch;
+        preparedEpoch[buffer] = epoch;
     }
 
-    private void prepareQuasiRandom(int epoch) {
+    private void prepareQuasiRandom(int[] positions, int epoch) {
         int windows = windowOrder.length;
         for (int i = 0; i < windows; i++) {
             windowOrder[i] = i;
@@ -121,10 +127,10 @@ final class EpochPlan {
         }
     }
 
-    /** Global record number of this rank's sample {@code position} (0 .. samplesPerRank) of the prepared epoch. */
-    int recordAt(long position) {
+    /** Global record number of this rank's sample {@code position} (0 .. samplesPerRank) of the epoch in {@code buffer}. */
+    int recordAt(int buffer, long position) {
         long global = rank * perRankBlock + position;
-        return positions[(int) (global % records)];
+        return positions[buffer][(int) (global % records)];
     }
 
     long samplesPerRank() {
