@@ -48,13 +48,13 @@ class LoaderResourcesTest {
             int epoch = 0;
             // Warm until rounds of 50 epochs allocate under 1 KiB on the consumer and the workers together.
             for (int rounds = 0, quiet = 0; rounds < WARMUP_EPOCHS && quiet < 2; rounds++) {
-                List<Thread> threads = loaderThreads(loader.name());
+                List<Thread> threads = loaderThreads(loader.name() + "-");
                 threads.add(Thread.currentThread());
                 long before = HeapCounter.allocatedBytes(threads);
                 epoch = drainEpochs(loader, epoch, 50);
                 quiet = HeapCounter.allocatedBytes(threads) - before < 1024 ? quiet + 1 : 0;
             }
-            List<Thread> workers = loaderThreads(loader.name());
+            List<Thread> workers = loaderThreads(loader.name() + "-");
             assertEquals(2, workers.size(), workers.toString());
             List<Thread> threads = new ArrayList<>(workers);
             threads.add(Thread.currentThread());
@@ -67,7 +67,7 @@ class LoaderResourcesTest {
             System.out.printf("zero-heap: %.1f heap bytes per batch over 400 one-batch epochs, starts included%n",
                 perBatch);
             assertTrue(perBatch <= 64, perBatch + " heap bytes per batch");
-            assertEquals(new HashSet<>(workers), new HashSet<>(loaderThreads(loader.name())),
+            assertEquals(new HashSet<>(workers), new HashSet<>(loaderThreads(loader.name() + "-")),
                 "no thread started per epoch");
         }
     }
@@ -104,7 +104,7 @@ class LoaderResourcesTest {
             System.out.printf("zero-heap: %s warm after %d epoch(s)%n", codec.label(), epochs);
             try (Epoch epoch = loader.epoch(epochs)) {
                 drain(epoch, 20);
-                List<Thread> threads = loaderThreads(loader.name());
+                List<Thread> threads = loaderThreads(loader.name() + "-");
                 threads.add(Thread.currentThread());
                 long before = HeapCounter.allocatedBytes(threads);
                 long batches = drain(epoch, 100);

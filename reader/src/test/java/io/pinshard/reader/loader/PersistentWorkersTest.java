@@ -176,14 +176,14 @@ class PersistentWorkersTest {
             try (Epoch epoch = loader.epoch(0)) {
                 EpochContents.of(epoch, 2);
             }
-            threads = LoaderResourcesTest.loaderThreads(loader.name());
+            threads = LoaderResourcesTest.loaderThreads(loader.name() + "-");
             assertEquals(3, threads.size(), threads.toString());
             for (int e = 1; e < 20; e++) {
                 try (Epoch epoch = loader.epoch(e)) {
                     EpochContents.of(epoch, e % 3 == 0 ? 1 : Long.MAX_VALUE);
                 }
             }
-            assertEquals(new HashSet<>(threads), new HashSet<>(LoaderResourcesTest.loaderThreads(loader.name())),
+            assertEquals(new HashSet<>(threads), new HashSet<>(LoaderResourcesTest.loaderThreads(loader.name() + "-")),
                 "the same threads, none started per epoch");
             try (Epoch epoch = loader.epoch(20)) {
                 EpochContents.of(epoch, 3);
