@@ -1,15 +1,12 @@
 package io.pinshard.reader.loader;
 
-import java.util.Arrays;
-
 /**
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
  *
  * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, filled once per
- * epoch into one of {@link #buffers()} {@code int[]} buffers made once per loader, so looking a position up
- * is an array read. Several buffers let the workers prepare and fill the next epochs while the consumer still
- * takes the last batches of the current one (see {@link Loader}); the caller says which buffer holds which
- * epoch.
+ * epoch into one of two {@code int[]} buffers made once per loader, so looking a position up is an array
+ * read. Two buffers let the workers prepare and fill the next epoch while the consumer still takes the
+ * last batches of the current one (see {@link Loader}); the caller says which buffer holds which epoch.
  * Ranks take contiguous, disjoint blocks of that order ({@code rank x perRank ...}), which keeps
  * quasi-random windows local to one rank.
  *
@@ -20,9 +17,6 @@ import java.util.Arrays;
  * {@code floor(n / world)} samples and only full batches; the remainder is not visited that epoch.
  */
 final class EpochPlan {
-    /** Most epoch orders held at once (memory: buffers x records x 4 bytes; above 2 only for small datasets). */
-    private static final int MAX_BUFFERS = 8;
-
     private final int records;
     private final int batchSize;
     private final int rank;
@@ -36,7 +30,7 @@ final class EpochPlan {
     private final long batches;
     private final long perRankBlock;
     private final SplitMix random = new SplitMix();
-    private final int[] preparedEpoch;
+    private final int[] preparedEpoch = {-1, -1};
 
     EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
         if (records <= 0) {
@@ -52,6 +46,7 @@ final class EpochPlan {
         this.worldSize = options.worldSize();
         this.order = options.order();
         this.seed = options.seed();
+        this.positions = new int[2][this.records];
         if (worldSize > records && options.dropLast()) {
             throw new IllegalArgumentException("drop_last with " + worldSize + " ranks leaves nothing of "
                 + records + " records");
@@ -64,13 +59,6 @@ final class EpochPlan {
             throw new IllegalArgumentException("drop_last leaves no full batch of " + batchSize + " from "
                 + perRank + " samples per rank");
         }
-        // The epochs the ring's slots can hold at once beyond the consumer's: one, or more when an epoch has
-        // fewer batches than the ring has slots (small datasets), capped.
-        int slots = options.prefetch();
-        long ahead = Math.max(1, (slots - 1 + batches - 1) / batches);
-        this.positions = new int[(int) Math.min(MAX_BUFFERS, 1 + ahead)][this.records];
-        this.preparedEpoch = new int[positions.length];
-        Arrays.fill(preparedEpoch, -1);
         if (order == SampleOrder.QUASI_RANDOM) {
             int window = options.quasiRandomWindow();
             int count = 0;
@@ -92,13 +80,8 @@ final class EpochPlan {
         }
     }
 
-    /** Epoch orders held at once: the consumer's epoch and up to {@code buffers() - 1} filled ahead. */
-    int buffers() {
-        return positions.length;
-    }
-
     /**
-     * Fills buffer {@code buffer} (0 .. buffers() - 1) with the order of {@code epoch}; allocation-free. One thread at a
+     * Fills buffer {@code buffer} (0 or 1) with the order of {@code epoch}; allocation-free. One thread at a
      * time, and no thread may read that buffer meanwhile (the caller publishes it).
      */
     void prepare(int buffer, int epoch) {

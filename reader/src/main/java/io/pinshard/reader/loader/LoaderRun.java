@@ -7,10 +7,9 @@ package io.pinshard.reader.loader;
  * <p>Segment 0 is the epoch started, from its start batch; segment {@code k} is epoch {@code firstEpoch + k}
  * from its first batch. Tickets and ring sequences run on across segments, so the workers go from the last
  * ticket of one epoch to the first of the next without a pause, and a segment's order lives in plan buffer
- * {@code k % B} ({@link EpochPlan#buffers()}). The workers may work on segment {@code k} once the consumer is
- * on segment {@code k - B + 1} ({@link #permits}): up to {@code B - 1} epochs of speculation (one, unless
- * epochs are shorter than the ring), which also guarantees that segment {@code k - B}, whose plan buffer
- * segment {@code k} reuses, has been consumed entirely. Orders are prepared in segment order, one at a time.
+ * {@code k & 1}. The workers may work on segment {@code k} once the consumer is on segment {@code k - 1}
+ * ({@link #permits}): one epoch of speculation, which also guarantees that segment {@code k - 2}, whose plan
+ * buffer segment {@code k} reuses, has been consumed entirely.
  *
  * <p>{@link #reset} is called by the consumer only while every worker is idle; it writes the plain fields and
  * publishes them with the volatile {@link #generation}, which idle workers watch. The volatile fields
@@ -22,7 +21,6 @@ final class LoaderRun {
     private final long samplesPerEpoch;
     private final long batchesPerEpoch;
     private final int batchSize;
-    private final int buffers;
     private volatile long generation;
     private int firstEpoch;
     private long startBatch;
@@ -41,7 +39,6 @@ final class LoaderRun {
         this.samplesPerEpoch = plan.samplesPerRank();
         this.batchesPerEpoch = plan.batches();
         this.batchSize = plan.batchSize();
-        this.buffers = plan.buffers();
     }
 
     /**
@@ -103,14 +100,9 @@ final class LoaderRun {
         return segment <= lastSegment;
     }
 
-    /** Plan buffer of segment {@code segment}'s order. */
-    int bufferOf(int segment) {
-        return segment % buffers;
-    }
-
-    /** Whether the workers may fill segment {@code segment}: the consumer is at most {@code B - 1} segments behind. */
+    /** Whether the workers may fill segment {@code segment}: the consumer is on the one before, or on it. */
     boolean permits(int segment) {
-        return segment <= lastSegment && segment <= (long) adopted + buffers - 1;
+        return segment <= lastSegment && segment <= (long) adopted + 1;
     }
 
     /** The consumer moves on to segment {@code segment}, which the workers may already be filling. */

@@ -125,7 +125,7 @@ final class LoaderWorker implements Runnable {
                     return;
                 }
                 long started = System.nanoTime();
-                int record = plan.recordAt(run.bufferOf(segment), run.firstBatch(segment) * batchSize + local);
+                int record = plan.recordAt(segment & 1, run.firstBatch(segment) * batchSize + local);
                 fill(ring.batch(slot), inBatch, record, run.epochOf(segment));
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET, System.nanoTime() - started);
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
@@ -150,7 +150,7 @@ final class LoaderWorker implements Runnable {
     private boolean awaitSegment(int segment, long ticket) {
         rests = 0;
         idle.reset();
-        while (!run.permits(segment)) { // the consumer is too many epochs behind: rest until it moves on
+        while (!run.permits(segment)) { // the consumer is still two epochs behind: rest until it moves on
             if (run.abandons(segment) || loader.terminating()) {
                 return false;
             }
@@ -159,19 +159,13 @@ final class LoaderWorker implements Runnable {
         if (run.prepared() >= segment) {
             return true;
         }
-        idle.reset();
         if (ticket == run.ticketBase(segment)) {
-            // The segment that used this buffer before is consumed (permits); orders are prepared in turn.
-            while (run.prepared() < segment - 1) {
-                if (run.abandons(segment)) {
-                    return false;
-                }
-                idle.idle();
-            }
-            plan.prepare(run.bufferOf(segment), run.epochOf(segment));
+            // Segment - 2, which used this buffer, is consumed: the consumer moved on to segment - 1.
+            plan.prepare(segment & 1, run.epochOf(segment));
             run.prepared(segment);
             return true;
         }
+        idle.reset();
         while (run.prepared() < segment) {
             if (run.abandons(segment)) {
                 return false;
