@@ -18,11 +18,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * off-heap control block laid out by {@link BatchRingDescriptor} and operated with Agrona's atomic buffer
  * methods.
  *
- * <p>Batch {@code r} (counted from the start of a run, across the epochs it runs on) lives in slot {@code r % S}. A worker that claimed a
- * sample of batch {@code r} waits until the slot's sequence equals {@code r}, writes the sample, then
- * increments {@code filled} (a full fence: pixels are visible before the count). The consumer takes batch
- * {@code r} when sequence is {@code r} and filled equals its sample count; releasing it zeroes filled and
- * publishes sequence {@code r + S} (release store), opening the slot to the workers again.
+ * <p>Batch {@code r} (counted from the start of a run, across the epochs it runs on) lives in slot
+ * {@code r % S}. A worker that claimed a sample of batch {@code r} waits until the slot's sequence equals
+ * {@code r}, writes the sample, then increments {@code filled} (a full fence: pixels are visible before the
+ * count). The consumer takes batch {@code r} when sequence is {@code r} and filled equals its sample count;
+ * releasing it zeroes filled and publishes sequence {@code r + S} (release store), opening the slot to the
+ * workers again.
  *
  * <p>Lifetime: {@link #close()} frees the slots and the control block. Every access from outside the
  * worker threads (the consumer's {@code next()}, batch reads and releases on any thread, statistics) runs

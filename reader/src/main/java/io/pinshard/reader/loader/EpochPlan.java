@@ -127,7 +127,7 @@ final class EpochPlan {
         }
     }
 
-    /** Global record number of this rank's sample {@code position} (0 .. samplesPerRank) of the epoch in {@code buffer}. */
+    /** Record number of this rank's sample {@code position} (0 .. samplesPerRank) of the epoch in {@code buffer}. */
     int recordAt(int buffer, long position) {
         long global = rank * perRankBlock + position;
         return positions[buffer][(int) (global % records)];

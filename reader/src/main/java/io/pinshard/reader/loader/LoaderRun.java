@@ -127,7 +127,7 @@ final class LoaderRun {
         stopping = true;
     }
 
-    /** Whether a worker holding a ticket of {@code segment} must give it up: the run stopped or failed at or before it. */
+    /** Whether a worker holding a ticket of {@code segment} gives it up: the run stopped or failed at or before it. */
     boolean abandons(int segment) {
         return stopping || failedSegment <= segment;
     }
