@@ -17,8 +17,12 @@ import org.agrona.concurrent.BackoffIdleStrategy;
  */
 final class LoaderWorker implements Runnable {
     private static final int MAX_REPLACEMENTS = 16;
-    /** Backoff rests (spin, yield, park up to 0.2 ms: about 10 ms in all) before parking until unparked. */
-    private static final int BACKOFF_RESTS = 128;
+    /**
+     * Rests that spin or yield (the backoff's first 64 + 16) before parking until unparked. Everything a rest
+     * waits for (a start, the consumer moving on, a stop, close) unparks the workers, so the backoff's own
+     * ladder of short parks would only burn a syscall each (one such wait per epoch on a small dataset).
+     */
+    private static final int BACKOFF_RESTS = 64 + 16;
     /** Longest park: a dataset closed under an idle loader is noticed within this (nothing unparks it). */
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -94,7 +98,7 @@ final class LoaderWorker implements Runnable {
         }
     }
 
-    /** Backs off, then parks until the loader unparks this thread (an epoch start, a stop, close). */
+    /** Spins and yields briefly, then parks until the loader unparks this thread (an epoch start, a stop, close). */
     private void rest() {
         if (rests < BACKOFF_RESTS) {
             rests++;

@@ -42,9 +42,7 @@ class PersistentWorkersTest {
 
     /** Epoch {@code epoch} from a loader that never ran before (no run to continue). */
     private static EpochContents fresh(LoaderOptions options, int epoch) {
-        try (Loader loader = Loader.open(dataset, options); Epoch batches = loader.epoch(epoch)) {
-            return EpochContents.of(batches);
-        }
+        return EpochContents.fresh(dataset, options, epoch);
     }
 
     /** Waits until the workers have filled {@code samples} samples in all (so they are ahead of the consumer). */
