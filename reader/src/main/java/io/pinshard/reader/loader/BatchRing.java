@@ -134,8 +134,9 @@ final class BatchRing implements AutoCloseable {
         return true;
     }
 
-    void sampleWritten(int slot) {
-        control.getAndAddInt(slotOffset(slot) + SLOT_FILLED_OFFSET, 1);
+    /** Counts a sample written into {@code slot} (a full fence); returns the samples written there so far. */
+    int sampleWritten(int slot) {
+        return control.getAndAddInt(slotOffset(slot) + SLOT_FILLED_OFFSET, 1) + 1;
     }
 
     /** Consumer side: whether ring batch {@code sequence} is complete with {@code samples} samples. */

@@ -141,7 +141,30 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         int slot = (int) (sequence % ring.slots());
         int samples = plan.samplesIn(nextBatch);
         long started = dataWait.waitStarted();
+        if (!ring.ready(slot, sequence, samples)) {
+            await(slot, sequence, samples);
+        }
+        dataWait.waitEnded(started);
+        Batch batch = ring.batch(slot);
+        ring.markHeld();
+        batch.open(epoch, nextBatch, sequence, samples, ring.generation());
+        nextBatch++;
+        loader.delivered(samples);
+        return batch;
+    }
+
+    /** Backs off until ring batch {@code sequence} is complete; the worker completing it unparks this thread. */
+    private void await(int slot, long sequence, int samples) {
         idle.reset();
+        loader.consumerWaits(Thread.currentThread());
+        try {
+            awaitReady(slot, sequence, samples);
+        } finally {
+            loader.consumerWaits(null);
+        }
+    }
+
+    private void awaitReady(int slot, long sequence, int samples) {
         while (!ring.ready(slot, sequence, samples)) {
             Throwable failure = run.failureAt(segment);
             if (failure != null) {
@@ -156,13 +179,6 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
             }
             idle.idle();
         }
-        dataWait.waitEnded(started);
-        Batch batch = ring.batch(slot);
-        ring.markHeld();
-        batch.open(epoch, nextBatch, sequence, samples, ring.generation());
-        nextBatch++;
-        loader.delivered(samples);
-        return batch;
     }
 
     private IllegalStateException loaderClosed() {

@@ -59,6 +59,7 @@ public final class Loader implements AutoCloseable {
     private final BackoffIdleStrategy stopIdle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
     private LoaderWorker[] workers;
     private volatile Thread[] threads;
+    private volatile Thread waitingConsumer;
     /** Epoch starts so far; the {@link Epoch} handed out for the latest is the current one. */
     private volatile long starts;
     /** Whether the workers are in a run (between a reset and a stop). */
@@ -255,6 +256,24 @@ public final class Loader implements AutoCloseable {
             for (Thread thread : all) {
                 LockSupport.unpark(thread);
             }
+        }
+    }
+
+    /** The consumer waits for a batch from now on ({@code null}: no longer): {@link #batchFilled} unparks it. */
+    void consumerWaits(Thread consumer) {
+        waitingConsumer = consumer;
+    }
+
+    /**
+     * A worker completed a batch: unparks the consumer if it waits. Its backoff alone would find the batch at
+     * its next poll, up to 0.2 ms later and, on a busy machine, a time slice or more; with epochs shorter than
+     * the ring (small datasets) that latency, not the workers, set the pace. Volatile write of the waiter, then
+     * read of the fill count, against the worker's fenced count then read of the waiter: one sees the other.
+     */
+    void batchFilled() {
+        Thread consumer = waitingConsumer;
+        if (consumer != null) {
+            LockSupport.unpark(consumer);
         }
     }
 

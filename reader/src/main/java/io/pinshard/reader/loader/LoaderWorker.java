@@ -134,7 +134,9 @@ final class LoaderWorker implements Runnable {
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET, System.nanoTime() - started);
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
                 countHeap();
-                ring.sampleWritten(slot);
+                if (ring.sampleWritten(slot) == plan.samplesIn(run.firstBatch(segment) + inSegment)) {
+                    loader.batchFilled(); // wakes a consumer parked on it now rather than at its next poll
+                }
             }
         } catch (InternalError fault) { // a guarded read of a changed shard, reported late: name the last record read
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
