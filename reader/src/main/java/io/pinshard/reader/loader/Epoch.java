@@ -9,8 +9,8 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 /**
  * One pass over this rank's batches of an epoch, in order. Iterate it once (it is its own iterator) on
  * one thread; close it to stop the workers early (breaking out of the loop inside try-with-resources).
- * {@link #next()} blocks with Agrona's {@link BackoffIdleStrategy} (spin, yield, then park up to 0.2 ms)
- * and rethrows any worker failure as a {@link LoaderException}. Allocation-free per batch. Once the loader or
+ * {@link #next()} blocks with Agrona's {@link BackoffIdleStrategy} (spin, yield, then park up to 0.2 ms;
+ * the worker that completes the batch unparks it) and rethrows any worker failure as a {@link LoaderException}. Allocation-free per batch. Once the loader or
  * its dataset is closed, {@code next()} throws naming it (the workers read nothing more of a closed dataset).
  *
  * <p>A loader owns two {@code Epoch} objects and hands them out in turn, so starting an epoch allocates
