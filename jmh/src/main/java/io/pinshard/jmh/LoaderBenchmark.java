@@ -24,7 +24,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * pinshard's loader, one batch per operation (256 random-resized crops of 224 x 224 with flips, in
  * off-heap memory): codecs raw / lz4 / jpeg, 1 and 2 worker threads, random and quasi-random order,
  * over 320-px photos. Epochs follow one another as a trainer's would; the loader's steady state
- * allocates nothing on the heap, which {@code -prof gc} shows per batch.
+ * allocates nothing on the heap, which {@code -prof gc} shows per batch, epoch starts included (see
+ * {@link #smallDataset}: a dataset smaller than one batch). Images per operation are the batch size, so
+ * with a small dataset read images/s as operations/s times its record count.
  */
 @BenchmarkMode(Mode.Throughput)
 @State(Scope.Thread)
@@ -47,6 +49,14 @@ public class LoaderBenchmark extends PinshardBenchmark {
     @Param("512")
     public int records;
 
+    /**
+     * When above 0, the loader reads a dataset of this many records instead of {@link #records}: below the
+     * batch size it gives one partial batch per epoch, so every operation includes an epoch start (persistent
+     * workers, issue 11). Default 0; e.g. {@code -p smallDataset=0,25}.
+     */
+    @Param("0")
+    public int smallDataset;
+
     private Dataset dataset;
     private Loader loader;
     private Epoch epoch;
@@ -56,9 +66,10 @@ public class LoaderBenchmark extends PinshardBenchmark {
     public void setUp() throws IOException {
         ForkFlags.requirePresent();
         BenchmarkInputs inputs = BenchmarkInputs.prepareDefault();
-        dataset = Dataset.open(inputs.dataset(Codec.fromLabel(codec), records, System.err));
+        int size = smallDataset > 0 ? smallDataset : records;
+        dataset = Dataset.open(inputs.dataset(Codec.fromLabel(codec), size, System.err));
         loader = Loader.open(dataset, LoaderOptions.builder().batchSize(batch).crop(crop).workers(workers)
-            .order(SampleOrder.parse(order)).seed(1).dropLast(true)
+            .order(SampleOrder.parse(order)).seed(1).dropLast(size >= batch) // below a batch: one partial batch
             .build());
         epoch = loader.epoch(epochNumber);
     }

@@ -18,11 +18,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * off-heap control block laid out by {@link BatchRingDescriptor} and operated with Agrona's atomic buffer
  * methods.
  *
- * <p>Batch {@code r} (counted from the start of a run) lives in slot {@code r % S}. A worker that claimed a
- * sample of batch {@code r} waits until the slot's sequence equals {@code r}, writes the sample, then
- * increments {@code filled} (a full fence: pixels are visible before the count). The consumer takes batch
- * {@code r} when sequence is {@code r} and filled equals its sample count; releasing it zeroes filled and
- * publishes sequence {@code r + S} (release store), opening the slot to the workers again.
+ * <p>Batch {@code r} (counted from the start of a run, across the epochs it runs on) lives in slot
+ * {@code r % S}. A worker that claimed a sample of batch {@code r} waits until the slot's sequence equals
+ * {@code r}, writes the sample, then increments {@code filled} (a full fence: pixels are visible before the
+ * count). The consumer takes batch {@code r} when sequence is {@code r} and filled equals its sample count;
+ * releasing it zeroes filled and publishes sequence {@code r + S} (release store), opening the slot to the
+ * workers again.
  *
  * <p>Lifetime: {@link #close()} frees the slots and the control block. Every access from outside the
  * worker threads (the consumer's {@code next()}, batch reads and releases on any thread, statistics) runs
@@ -101,7 +102,7 @@ final class BatchRing implements AutoCloseable {
         return guard.isClosed();
     }
 
-    /** Empties the ring for a new run (no worker may be running and no batch held; inside {@link #enter()}). */
+    /** Empties the ring for a new run (every worker idle and no batch held; inside {@link #enter()}). */
     void reset() {
         generation++;
         control.putLong(TICKET_OFFSET, 0);
@@ -117,12 +118,15 @@ final class BatchRing implements AutoCloseable {
         return control.getAndAddLong(TICKET_OFFSET, 1);
     }
 
-    /** Worker side: waits until {@code slot} is open for ring batch {@code sequence}; false when told to stop. */
-    boolean awaitOpen(int slot, long sequence, IdleStrategy idle, Loader.Run run) {
+    /**
+     * Worker side: waits until {@code slot} is open for ring batch {@code sequence}, of run segment
+     * {@code segment}; false when the run stopped or failed at or before that segment.
+     */
+    boolean awaitOpen(int slot, long sequence, IdleStrategy idle, LoaderRun run, int segment) {
         int offset = slotOffset(slot) + SLOT_SEQUENCE_OFFSET;
         idle.reset();
         while (control.getLongVolatile(offset) != sequence) {
-            if (run.stopping()) {
+            if (run.abandons(segment)) {
                 return false;
             }
             idle.idle();
@@ -130,8 +134,9 @@ final class BatchRing implements AutoCloseable {
         return true;
     }
 
-    void sampleWritten(int slot) {
-        control.getAndAddInt(slotOffset(slot) + SLOT_FILLED_OFFSET, 1);
+    /** Counts a sample written into {@code slot} (a full fence); returns the samples written there so far. */
+    int sampleWritten(int slot) {
+        return control.getAndAddInt(slotOffset(slot) + SLOT_FILLED_OFFSET, 1) + 1;
     }
 
     /** Consumer side: whether ring batch {@code sequence} is complete with {@code samples} samples. */

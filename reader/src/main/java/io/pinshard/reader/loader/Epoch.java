@@ -3,44 +3,83 @@ package io.pinshard.reader.loader;
 import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
  * One pass over this rank's batches of an epoch, in order. Iterate it once (it is its own iterator) on
  * one thread; close it to stop the workers early (breaking out of the loop inside try-with-resources).
- * {@link #next()} blocks with Agrona's {@link BackoffIdleStrategy} (spin, yield, then park up to 0.2 ms)
- * and rethrows any worker failure as a {@link LoaderException}. Allocation-free per batch. Once the loader or
+ * {@link #next()} blocks with Agrona's {@link BackoffIdleStrategy} (spin, yield, then park up to 0.2 ms;
+ * the worker that completes the batch unparks it) and rethrows any worker failure as a {@link LoaderException}. Allocation-free per batch. Once the loader or
  * its dataset is closed, {@code next()} throws naming it (the workers read nothing more of a closed dataset).
+ *
+ * <p>A loader owns two {@code Epoch} objects and hands them out in turn, so starting an epoch allocates
+ * nothing: an {@code Epoch} is valid until the loader starts the epoch after next. Used after the next epoch
+ * started, it refuses {@code next()} ("superseded"), its {@code close()} does nothing and its accessors still
+ * describe it; a reference kept longer describes whatever epoch the object was handed out for since.
  */
 public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoCloseable {
     private final Loader loader;
     private final Dataset dataset;
-    private final Loader.Run run;
-    private final EpochPlan plan;
+    private final LoaderRun run;
     private final BatchRing ring;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(256, 64, 1_000, 200_000);
     private final DataWaitMonitor dataWait;
+    private long start;
+    private int epoch;
+    private int segment;
+    private long sequenceBase;
+    private long firstBatch;
+    private long batches;
+    private List<LoaderState.Segment> worldSegments;
     private long nextBatch;
     private boolean closed;
 
-    Epoch(Loader loader, Loader.Run run, EpochPlan plan, BatchRing ring) {
+    Epoch(Loader loader, LoaderRun run, BatchRing ring) {
         this.loader = loader;
         this.dataset = loader.dataset();
         this.run = run;
-        this.plan = plan;
         this.ring = ring;
         this.dataWait = loader.dataWait();
-        this.nextBatch = run.startBatch();
+    }
+
+    /** Re-aims this object at start {@code startNumber} of the loader: run segment {@code runSegment}. */
+    Epoch open(long startNumber, int runSegment) {
+        this.start = startNumber;
+        this.epoch = run.epochOf(runSegment);
+        this.segment = runSegment;
+        this.sequenceBase = run.sequenceBase(runSegment);
+        this.firstBatch = run.firstBatch(runSegment);
+        this.batches = run.batches(runSegment);
+        this.worldSegments = run.worldSegments(runSegment);
+        this.nextBatch = firstBatch;
+        this.closed = false;
+        return this;
+    }
+
+    /** Which of the loader's epoch starts this object was last handed out for. */
+    long start() {
+        return start;
+    }
+
+    /** The run segment this epoch is. */
+    int segment() {
+        return segment;
+    }
+
+    /** Whether every batch was handed out. */
+    boolean finished() {
+        return nextBatch >= batches;
     }
 
     public int epoch() {
-        return run.epoch();
+        return epoch;
     }
 
     /** Batches of this epoch on this rank, from the first (also when resumed; resized: earlier segments'). */
     public long batches() {
-        return plan.batches();
+        return batches;
     }
 
     /** Batches handed out so far, counting those consumed before a resume. */
@@ -51,13 +90,12 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     /** The state to checkpoint: a loader resumed from it continues with the next batch. */
     public LoaderState state() {
         LoaderOptions options = loader.options();
-        return new LoaderState(run.epoch(), nextBatch, options.seed(), options.worldSize(), options.rank(),
-            plan.segments());
+        return new LoaderState(epoch, nextBatch, options.seed(), options.worldSize(), options.rank(), worldSegments);
     }
 
     @Override
     public boolean hasNext() {
-        return !closed && nextBatch < plan.batches();
+        return !closed && nextBatch < batches;
     }
 
     /**
@@ -65,20 +103,25 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
      *
      * @throws LoaderException       when a worker failed (the cause names the corrupt record) or the dataset was
      *                               closed under the loader
-     * @throws IllegalStateException when every ring slot is held by the caller, or the epoch or loader was closed
+     * @throws IllegalStateException when every ring slot is held by the caller, or the epoch or loader was closed,
+     *                               or the loader started another epoch since
      */
     @Override
     public Batch next() {
         if (closed) {
-            throw new IllegalStateException("epoch " + run.epoch() + " of " + loader.name() + " is closed");
+            throw new IllegalStateException("epoch " + epoch + " of " + loader.name() + " is closed");
         }
-        if (nextBatch >= plan.batches()) {
-            throw new NoSuchElementException("epoch " + run.epoch() + " has " + plan.batches() + " batches");
+        if (nextBatch >= batches) {
+            throw new NoSuchElementException("epoch " + epoch + " has " + batches + " batches");
         }
         if (!ring.enter()) { // the loader's close waits for this call to leave the ring
             throw loaderClosed();
         }
         try {
+            if (!loader.isCurrent(this)) {
+                throw new IllegalStateException("epoch " + epoch + " of " + loader.name() + " was superseded: the "
+                    + "loader started another epoch since");
+            }
             return take();
         } finally {
             ring.exit();
@@ -88,44 +131,61 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     private Batch take() {
         if (dataset.isClosed()) {
             IllegalStateException cause = new IllegalStateException("dataset " + dataset.directory() + " is closed");
-            run.fail(cause); // the workers stop too
+            run.failAll(cause); // the workers stop too
+            loader.wakeWorkers();
             throw new LoaderException(loader.name() + ": dataset " + dataset.directory() + " was closed under the "
-                + "loader in epoch " + run.epoch(), cause);
+                + "loader in epoch " + epoch, cause);
         }
         if (ring.heldBatches() >= ring.slots()) {
             throw new IllegalStateException("all " + ring.slots() + " ring slots are held: close a batch before "
                 + "asking for the next, or raise prefetch");
         }
-        long sequence = nextBatch - run.startBatch();
+        long sequence = sequenceBase + (nextBatch - firstBatch);
         int slot = (int) (sequence % ring.slots());
-        int samples = plan.samplesIn(nextBatch);
+        int samples = run.samplesIn(segment, nextBatch);
         long started = dataWait.waitStarted();
-        idle.reset();
-        while (!ring.ready(slot, sequence, samples)) {
-            Throwable failure = run.failure();
-            if (failure != null) {
-                throw new LoaderException(loader.name() + ": worker " + run.failedThread() + " failed in epoch "
-                    + run.epoch() + ": " + failure.getMessage(), failure);
-            }
-            if (loader.closed()) {
-                throw loaderClosed();
-            }
-            if (run.stopping()) {
-                throw new IllegalStateException("epoch " + run.epoch() + " was stopped");
-            }
-            idle.idle();
+        if (!ring.ready(slot, sequence, samples)) {
+            await(slot, sequence, samples);
         }
         dataWait.waitEnded(started);
         Batch batch = ring.batch(slot);
         ring.markHeld();
-        batch.open(run.epoch(), nextBatch, sequence, samples, run.generation());
+        batch.open(epoch, nextBatch, sequence, samples, ring.generation());
         nextBatch++;
         loader.delivered(samples);
         return batch;
     }
 
+    /** Backs off until ring batch {@code sequence} is complete; the worker completing it unparks this thread. */
+    private void await(int slot, long sequence, int samples) {
+        idle.reset();
+        loader.consumerWaits(Thread.currentThread());
+        try {
+            awaitReady(slot, sequence, samples);
+        } finally {
+            loader.consumerWaits(null);
+        }
+    }
+
+    private void awaitReady(int slot, long sequence, int samples) {
+        while (!ring.ready(slot, sequence, samples)) {
+            Throwable failure = run.failureAt(segment);
+            if (failure != null) {
+                throw new LoaderException(loader.name() + ": worker " + run.failedThread() + " failed in epoch "
+                    + run.failedEpoch() + ": " + failure.getMessage(), failure);
+            }
+            if (loader.closed()) {
+                throw loaderClosed();
+            }
+            if (run.stopping()) {
+                throw new IllegalStateException("epoch " + epoch + " was stopped");
+            }
+            idle.idle();
+        }
+    }
+
     private IllegalStateException loaderClosed() {
-        return new IllegalStateException("epoch " + run.epoch() + ": " + loader.name() + " is closed");
+        return new IllegalStateException("epoch " + epoch + ": " + loader.name() + " is closed");
     }
 
     @Override
@@ -133,12 +193,16 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         return this;
     }
 
-    /** Stops this epoch's workers (if it is still the loader's current one). Held batches stay valid until closed. */
+    /**
+     * Ends this epoch. Closed before its last batch was handed out, it stops the workers (if it is still the
+     * loader's current epoch); closed after, the workers go on with the next epoch's first batches. Held
+     * batches stay valid until closed.
+     */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            loader.stopRun(run);
+            loader.epochClosed(this);
         }
     }
 }

@@ -1,12 +1,12 @@
 package io.pinshard.reader.loader;
 
-import java.util.List;
-
 /**
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
  *
  * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, filled once per
- * epoch into an {@code int[]} made once per loader, so looking a position up is an array read.
+ * epoch into one of two {@code int[]} buffers made once per loader, so looking a position up is an array
+ * read. Two buffers let the workers prepare and fill the next epoch while the consumer still takes the
+ * last batches of the current one (see {@link Loader}); the caller says which buffer holds which epoch.
  * Ranks take contiguous, disjoint blocks of that order ({@code rank x perRank ...}), which keeps
  * quasi-random windows local to one rank.
  *
@@ -16,9 +16,11 @@ import java.util.List;
  * last batch may be partial (the same size on every rank). With {@code dropLast} every rank gets
  * {@code floor(n / world)} samples and only full batches; the remainder is not visited that epoch.
  *
- * <p>An epoch resumed on another world size ({@link #prepare(int, ElasticSplit)}) keeps this epoch order
- * and gives each rank its {@link ElasticSplit} block of what is left instead; the next {@link #prepare(int)}
- * returns to the plain split.
+ * <p>An epoch resumed on another world size ({@link #prepare(int, int, ElasticSplit)}) keeps this epoch
+ * order and gives each rank its {@link ElasticSplit} block of what is left instead. The split goes with the
+ * buffer holding that epoch: the next {@link #prepare(int, int)} of the buffer returns to the plain split,
+ * and the other buffer (the next epoch, filled ahead) is a plain one meanwhile. The resumed epoch's batch
+ * shapes are the split's ({@link LoaderRun} keeps it for them); this class answers the plain ones.
  */
 final class EpochPlan {
     private final int records;
@@ -27,15 +29,15 @@ final class EpochPlan {
     private final int worldSize;
     private final SampleOrder order;
     private final long seed;
-    private final int[] positions;
+    private final int[][] positions;
     private final int[] windowStart;
     private final int[] windowOrder;
     private final long samplesPerRank;
     private final long batches;
     private final long perRankBlock;
     private final SplitMix random = new SplitMix();
-    private int preparedEpoch = -1;
-    private ElasticSplit split;
+    private final int[] preparedEpoch = {-1, -1};
+    private final ElasticSplit[] splits = new ElasticSplit[2];
 
     EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
         if (records <= 0) {
@@ -51,7 +53,7 @@ final class EpochPlan {
         this.worldSize = options.worldSize();
         this.order = options.order();
         this.seed = options.seed();
-        this.positions = new int[this.records];
+        this.positions = new int[2][this.records];
         long perRank = perRankBlock(records, worldSize, options.dropLast(), "");
         this.perRankBlock = perRank;
         this.samplesPerRank = samplesPerRank(perRank, batchSize, options.dropLast());
@@ -101,32 +103,40 @@ final class EpochPlan {
         return batches;
     }
 
-    /** Fills the epoch order with this rank's plain split; allocation-free. */
-    void prepare(int epoch) {
-        split = null;
-        if (epoch == preparedEpoch) {
+    /**
+     * Fills buffer {@code buffer} (0 or 1) with the order of {@code epoch}, with this rank's plain split;
+     * allocation-free. One thread at a time, and no thread may read that buffer meanwhile (the caller
+     * publishes it).
+     */
+    void prepare(int buffer, int epoch) {
+        splits[buffer] = null;
+        if (epoch == preparedEpoch[buffer]) {
             return;
         }
+        int[] positions = this.positions[buffer];
         for (int i = 0; i < records; i++) {
             positions[i] = i;
         }
         switch (order) {
             case SEQUENTIAL -> { }
             case RANDOM -> shuffle(positions, 0, records, random.seed(SplitMix.mix(seed, epoch, 0x5EED)));
-            case QUASI_RANDOM -> prepareQuasiRandom(epoch);
+            case QUASI_RANDOM -> prepareQuasiRandom(positions, epoch);
             default -> throw new IllegalStateException("unreachable");
         }
-        preparedEpoch = epoch;
+        preparedEpoch[buffer] = epoch;
     }
 
-    /** Fills the epoch order and gives this rank its block of the epoch's rest as {@code elastic} splits it. */
-    void prepare(int epoch, ElasticSplit elastic) {
-        prepare(epoch);
-        elastic.bind(positions);
-        split = elastic;
+    /**
+     * Fills buffer {@code buffer} with the order of {@code epoch} and gives this rank its block of the epoch's
+     * rest as {@code elastic} splits it (bound to that order once, here), until the buffer is prepared again.
+     */
+    void prepare(int buffer, int epoch, ElasticSplit elastic) {
+        prepare(buffer, epoch);
+        elastic.bind(positions[buffer]);
+        splits[buffer] = elastic;
     }
 
-    private void prepareQuasiRandom(int epoch) {
+    private void prepareQuasiRandom(int[] positions, int epoch) {
         int windows = windowOrder.length;
         for (int i = 0; i < windows; i++) {
             windowOrder[i] = i;
@@ -153,12 +163,12 @@ final class EpochPlan {
     }
 
     /**
-     * Global record number at place {@code position = batch x batchSize + i} of the prepared epoch (batches
-     * counted from the epoch's first, also when resumed), or -1 where batch {@code batch} holds fewer than
-     * {@code i + 1} samples.
+     * Global record number at place {@code position = batch x batchSize + i} of the epoch in {@code buffer}
+     * (batches counted from the epoch's first, also when resumed), or -1 where batch {@code batch} holds fewer
+     * than {@code i + 1} samples.
      */
-    int recordAt(long position) {
-        ElasticSplit elastic = split;
+    int recordAt(int buffer, long position) {
+        ElasticSplit elastic = splits[buffer];
         if (elastic != null) {
             return elastic.recordAt(position);
         }
@@ -166,7 +176,7 @@ final class EpochPlan {
             return -1;
         }
         long global = rank * perRankBlock + position;
-        return positions[(int) (global % records)];
+        return positions[buffer][(int) (global % records)];
     }
 
     /** Samples per rank of a plain epoch. */
@@ -179,30 +189,14 @@ final class EpochPlan {
         return batches;
     }
 
-    /** Batches of the prepared epoch on this rank, from its first (a resized epoch: earlier segments included). */
-    long batches() {
-        ElasticSplit elastic = split;
-        return elastic != null ? elastic.offsetBatches() + elastic.batches() : batches;
-    }
-
     int batchSize() {
         return batchSize;
     }
 
-    /** Samples in batch {@code batch} of the prepared epoch: the batch size except maybe for the last ones. */
+    /** Samples in batch {@code batch} of a plain epoch: the batch size except maybe for the last one. */
     int samplesIn(long batch) {
-        ElasticSplit elastic = split;
-        if (elastic != null) {
-            return elastic.samplesIn(batch);
-        }
         long start = batch * batchSize;
         return (int) Math.min(batchSize, samplesPerRank - start);
-    }
-
-    /** The prepared epoch's earlier world sizes, for its {@link LoaderState}: empty unless it was resized. */
-    List<LoaderState.Segment> segments() {
-        ElasticSplit elastic = split;
-        return elastic != null ? elastic.segments() : List.of();
     }
 
     int records() {

@@ -4,7 +4,9 @@ import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.bytedeco.opencv.global.opencv_core;
 
 /**
@@ -30,6 +32,18 @@ import org.bytedeco.opencv.global.opencv_core;
  * given seed whatever the number of workers and their scheduling (see {@link EpochPlan} for the order
  * and the distributed split). One consumer thread iterates an epoch; batches may be released from any
  * thread (see {@link Batch}). {@link #close()} stops every thread and frees all native memory.
+ *
+ * <p>Persistent workers: the worker threads ({@link #name()}{@code -worker-N}) and their scratch memory are
+ * made at the first epoch and live until {@link #close()}; between runs they park. Starting an epoch starts
+ * no thread and allocates nothing on the heap: the loader hands out its two {@link Epoch} objects in turn,
+ * so an {@code Epoch} is invalid once the epoch after next has started (see {@link Epoch}). When the trainer
+ * iterates epochs back to back, the workers do not wait at the boundary: once the last sample of epoch
+ * {@code e} is claimed they go on with epoch {@code e + 1}'s (its order prepared by a worker, into the
+ * ring's free slots), and {@code epoch(e + 1)} called after epoch {@code e} handed out its last batch
+ * continues with those batches. Any other start (another epoch, a {@link #resume} but of the next epoch's
+ * first batch on the same world size, an epoch closed before its end, a worker failure) stops the workers and
+ * resets the ring: what they filled ahead is discarded. An elastic resume (on another world size) is such a
+ * start; the epoch after the resized one continues as usual, on the plain plan of the new world.
  */
 public final class Loader implements AutoCloseable {
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -45,11 +59,23 @@ public final class Loader implements AutoCloseable {
     private final SampleProcessor[] processors;
     private final RecordView[] views;
     private final DataWaitMonitor dataWait;
-    private Run run;
+    private final LoaderRun run;
+    private final Epoch[] epochs;
+    private final BackoffIdleStrategy stopIdle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
+    private LoaderWorker[] workers;
+    private volatile Thread[] threads;
+    private volatile Thread waitingConsumer;
+    /** Epoch starts so far; the {@link Epoch} handed out for the latest is the current one. */
+    private volatile long starts;
+    /** Whether the workers are in a run (between a reset and a stop). */
+    private boolean running;
     private long images;
     private long batches;
-    private long finishedRunNanos;
+    /** Nanos of runs that ended, and when the current one started (0: none running), for {@link #stats()}. */
+    private volatile long finishedRunNanos;
+    private volatile long runStartedNanos;
     private volatile boolean closed;
+    private volatile boolean terminating;
 
     private Loader(Dataset dataset, LoaderOptions options) {
         this.dataset = dataset;
@@ -82,6 +108,8 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+        this.run = new LoaderRun(plan);
+        this.epochs = new Epoch[] {new Epoch(this, run, ring), new Epoch(this, run, ring)};
     }
 
     /**
@@ -151,7 +179,14 @@ public final class Loader implements AutoCloseable {
         return dataWait;
     }
 
-    /** Starts epoch {@code epoch} from its first batch, stopping any epoch still running. */
+    /**
+     * Starts epoch {@code epoch} from its first batch, stopping any epoch still running. Right after the
+     * previous epoch {@code epoch - 1} handed out its last batch it continues the workers' run, whose first
+     * batches of {@code epoch} may be filled already; otherwise it resets the ring. Allocation-free; the
+     * returned object replaces the one handed out two starts before.
+     *
+     * @throws IllegalStateException when the loader or its dataset is closed, or batches are still held
+     */
     public Epoch epoch(int epoch) {
         return start(epoch, 0, null);
     }
@@ -174,6 +209,11 @@ public final class Loader implements AutoCloseable {
      * (at most {@link LoaderState#MAX_SEGMENTS}); the next epoch is a plain one on the new world. Full rules:
      * docs/loader.md, "Resume".
      *
+     * <p>A resume resets the workers' run (what they filled ahead is discarded) unless it is exactly the plain
+     * start {@link #epoch(int)} would continue: the next epoch's first batch, on the same world size, right
+     * after the current epoch handed out its last batch. After an elastic resume, {@code epoch(e + 1)} continues
+     * into the next epoch's plain plan on the new world, filled ahead like any other.
+     *
      * @throws IllegalArgumentException when the state comes from another seed, or does not fit this dataset and
      *                                  these options (more batches consumed than the epoch had)
      */
@@ -193,7 +233,11 @@ public final class Loader implements AutoCloseable {
         return start(state.epoch(), state.batchesConsumed(), null);
     }
 
-    /** Starts a run of {@code epoch} at {@code startBatch}: the plain split, or {@code elastic}'s when not null. */
+    /**
+     * Starts epoch {@code epoch} at {@code startBatch}: the plain split, or {@code elastic}'s when not null
+     * (bound to plan buffer 0 here, before any worker reads it). Only a plain start of the next epoch right
+     * after the current one's last batch continues the run; any other resets it.
+     */
     private synchronized Epoch start(int epoch, long startBatch, ElasticSplit elastic) {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
@@ -205,7 +249,6 @@ public final class Loader implements AutoCloseable {
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0: " + epoch);
         }
-        stopRun();
         if (!ring.enter()) { // only close(), synchronized like this method, closes the ring
             throw new IllegalStateException(name + " is closed");
         }
@@ -215,59 +258,134 @@ public final class Loader implements AutoCloseable {
                 throw new IllegalStateException(held + " batches of the previous epoch are still held: "
                     + "close them before starting epoch " + epoch);
             }
-            if (elastic == null) {
-                plan.prepare(epoch);
+            Epoch previous = epochs[(int) (starts & 1)];
+            int segment;
+            if (elastic == null && continues(previous, epoch, startBatch)) {
+                segment = previous.segment() + 1; // its first batches are probably filled already
+                run.adopt(segment);
             } else {
-                plan.prepare(epoch, elastic);
+                stopRun(); // discards what the workers filled ahead
+                if (elastic == null) {
+                    plan.prepare(0, epoch);
+                } else {
+                    plan.prepare(0, epoch, elastic);
+                }
+                ring.reset();
+                startWorkers();
+                run.reset(epoch, startBatch, elastic);
+                running = true;
+                runStartedNanos = run.startedNanos();
+                segment = 0;
             }
-            ring.reset();
+            currentEpoch = epoch;
+            epochBatchBase = batches - run.firstBatch(segment);
+            wakeWorkers();
+            long start = starts + 1;
+            Epoch next = epochs[(int) (start & 1)].open(start, segment);
+            starts = start;
+            return next;
         } finally {
             ring.exit();
         }
-        Run next = new Run(epoch, startBatch, ring.generation(), processors.length);
-        for (int w = 0; w < processors.length; w++) {
-            Thread thread = new Thread(new LoaderWorker(w, dataset, options, plan, ring, processors[w], views[w], next),
-                name + "-worker-" + w);
-            thread.setDaemon(true);
-            next.threads[w] = thread;
-        }
-        currentEpoch = epoch;
-        epochBatchBase = batches - startBatch;
-        run = next;
-        for (Thread thread : next.threads) {
-            thread.start();
-        }
-        return new Epoch(this, next, plan, ring);
     }
 
-    /** Stops {@code which} if it is still the current run. */
-    synchronized void stopRun(Run which) {
-        if (run == which) {
+    /**
+     * Whether epoch {@code epoch} from batch {@code startBatch} is the next segment of the running run: the
+     * current epoch handed out its last batch, and this is the next epoch from its first batch.
+     */
+    private boolean continues(Epoch current, int epoch, long startBatch) {
+        return running && starts > 0 && !run.stopping() && !run.failed() && startBatch == 0
+            && current.finished() && current.epoch() < Integer.MAX_VALUE && epoch == current.epoch() + 1
+            && run.hasSegment(current.segment() + 1);
+    }
+
+    /** Starts the worker threads at the first epoch; they live until {@link #close()}. */
+    private void startWorkers() {
+        if (threads != null) {
+            return;
+        }
+        LoaderWorker[] made = new LoaderWorker[processors.length];
+        Thread[] started = new Thread[processors.length];
+        for (int w = 0; w < processors.length; w++) {
+            made[w] = new LoaderWorker(w, this, plan, ring, processors[w], views[w], run);
+            started[w] = new Thread(made[w], name + "-worker-" + w);
+            started[w].setDaemon(true);
+        }
+        workers = made;
+        threads = started;
+        for (Thread thread : started) {
+            thread.start();
+        }
+    }
+
+    /** Unparks every worker: the run changed (a start, a stop, a failure, close). */
+    void wakeWorkers() {
+        Thread[] all = threads;
+        if (all != null) {
+            for (Thread thread : all) {
+                LockSupport.unpark(thread);
+            }
+        }
+    }
+
+    /** The consumer waits for a batch from now on ({@code null}: no longer): {@link #batchFilled} unparks it. */
+    void consumerWaits(Thread consumer) {
+        waitingConsumer = consumer;
+    }
+
+    /**
+     * A worker completed a batch: unparks the consumer if it waits. Its backoff alone would find the batch at
+     * its next poll, up to 0.2 ms later and, on a busy machine, a time slice or more; with epochs shorter than
+     * the ring (small datasets) that latency, not the workers, set the pace. Volatile write of the waiter, then
+     * read of the fill count, against the worker's fenced count then read of the waiter: one sees the other.
+     */
+    void batchFilled() {
+        Thread consumer = waitingConsumer;
+        if (consumer != null) {
+            LockSupport.unpark(consumer);
+        }
+    }
+
+    /** Whether {@code epoch} is the loader's current epoch (the latest handed out). */
+    boolean isCurrent(Epoch epoch) {
+        return epoch.start() == starts;
+    }
+
+    /** {@code epoch} was closed: one closed before its end stops the workers if it is still the current one. */
+    synchronized void epochClosed(Epoch epoch) {
+        if (isCurrent(epoch) && !epoch.finished()) {
             stopRun();
         }
     }
 
-    /** Stops the current run's workers and waits for them. */
-    synchronized void stopRun() {
-        Run current = run;
-        if (current == null) {
+    /** Stops the current run and waits until every worker has left it (each finishes the sample in hand). */
+    private void stopRun() {
+        if (!running) {
             return;
         }
-        current.stop();
-        boolean interrupted = false;
-        for (Thread thread : current.threads) {
-            while (thread != null && thread.isAlive()) {
-                try {
-                    thread.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+        run.stop();
+        wakeWorkers();
+        long generation = run.generation();
+        for (int w = 0; w < workers.length; w++) {
+            stopIdle.reset();
+            while (!workers[w].hasLeft(generation) && threads[w].isAlive()) {
+                stopIdle.idle();
             }
         }
-        finishedRunNanos += System.nanoTime() - current.startedNanos;
-        run = null;
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        runStartedNanos = 0;
+        finishedRunNanos += System.nanoTime() - run.startedNanos();
+        running = false;
+    }
+
+    /** Samples the workers have written so far (tests: whether they filled ahead). */
+    long samplesFilled() {
+        if (!ring.enter()) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        try {
+            return ring.workerCounterSum(BatchRingDescriptor.WORKER_SAMPLES_OFFSET);
+        } finally {
+            ring.exit();
         }
     }
 
@@ -286,8 +404,8 @@ public final class Loader implements AutoCloseable {
             throw new IllegalStateException(name + " is closed: its statistics went with it");
         }
         try {
-            Run current = run;
-            long nanos = finishedRunNanos + (current != null ? System.nanoTime() - current.startedNanos : 0);
+            long startedNanos = runStartedNanos;
+            long nanos = finishedRunNanos + (startedNanos != 0 ? System.nanoTime() - startedNanos : 0);
             double seconds = nanos / 1e9;
             long imageBytes = (long) options.crop() * options.crop() * 3;
             double perSecond = seconds > 0 ? 1 / seconds : 0;
@@ -316,6 +434,8 @@ public final class Loader implements AutoCloseable {
         closed = true;
         LoaderEvents.closed(this);
         stopRun();
+        terminating = true;
+        joinWorkers();
         try {
             CloseHelper.closeAll(processors);
         } finally {
@@ -327,58 +447,29 @@ public final class Loader implements AutoCloseable {
         return closed;
     }
 
-    /** One run of worker threads over (part of) an epoch. */
-    static final class Run {
-        private final int epoch;
-        private final long startBatch;
-        private final long generation;
-        private final long startedNanos = System.nanoTime();
-        final Thread[] threads;
-        private volatile boolean stopping;
-        private volatile Throwable failure;
-        private volatile String failedThread;
+    /** Whether the workers should end their threads (set by close once no run is left). */
+    boolean terminating() {
+        return terminating;
+    }
 
-        Run(int epoch, long startBatch, long generation, int workers) {
-            this.epoch = epoch;
-            this.startBatch = startBatch;
-            this.generation = generation;
-            this.threads = new Thread[workers];
+    private void joinWorkers() {
+        Thread[] all = threads;
+        if (all == null) {
+            return;
         }
-
-        int epoch() {
-            return epoch;
-        }
-
-        long startBatch() {
-            return startBatch;
-        }
-
-        long generation() {
-            return generation;
-        }
-
-        boolean stopping() {
-            return stopping;
-        }
-
-        void stop() {
-            stopping = true;
-        }
-
-        synchronized void fail(Throwable cause) {
-            if (failure == null) {
-                failedThread = Thread.currentThread().getName();
-                failure = cause;
+        wakeWorkers();
+        boolean interrupted = false;
+        for (Thread thread : all) {
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-            stopping = true;
         }
-
-        Throwable failure() {
-            return failure;
-        }
-
-        String failedThread() {
-            return failedThread;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

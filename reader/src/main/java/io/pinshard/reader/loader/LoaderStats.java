@@ -12,8 +12,8 @@ package io.pinshard.reader.loader;
  * @param dataWaitPercent   share of the trainer's step time spent blocked in {@code next()}
  * @param workerBusyPercent share of worker thread time spent working on samples (not waiting for slots)
  * @param skippedRecords    corrupt records replaced under {@link ErrorPolicy#SKIP}
- * @param workerHeapBytes   JVM heap bytes allocated by worker threads in finished epoch runs (-1 counts as 0
- *                          where the JVM cannot tell); the zero-heap figure's worker side
+ * @param workerHeapBytes   JVM heap bytes allocated by the worker threads so far, counted after each sample and
+ *                          whenever a worker parks (0 where the JVM cannot tell); the zero-heap figure's worker side
  */
 public record LoaderStats(long images, long batches, double seconds, double imagesPerSecond,
                           double megabytesPerSecond, double sourceMegabytesPerSecond, double dataWaitPercent,

@@ -4,15 +4,28 @@ import io.pinshard.format.ShardFormatException;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
- * One worker thread's loop for one run of an epoch: claim the next sample position, wait for its slot,
- * decode and crop the record into it, count it. Claims are in position order, so slots open in the order
- * workers need them and no claim can wait on a later one.
+ * One persistent worker thread of a loader, alive from the loader's first epoch to its close. Between runs
+ * it rests (backs off, then parks until the loader unparks it). In a run ({@link LoaderRun}) it claims the
+ * next sample ticket, waits until the ticket's epoch may be filled and the slot of its batch is open, decodes
+ * and crops the record into it and counts it, epoch after epoch. Claims are in ticket order, so slots open in
+ * the order workers need them and no claim can wait on a later one. An epoch resumed on another world size
+ * has tickets for places past the end of its short batches: those are skipped, before any wait.
  */
 final class LoaderWorker implements Runnable {
     private static final int MAX_REPLACEMENTS = 16;
+    /**
+     * Rests that spin or yield (the backoff's first 64 + 16) before parking until unparked. Everything a rest
+     * waits for (a start, the consumer moving on, a stop, close) unparks the workers, so the backoff's own
+     * ladder of short parks would only burn a syscall each (one such wait per epoch on a small dataset).
+     */
+    private static final int BACKOFF_RESTS = 64 + 16;
+    /** Longest park: a dataset closed under an idle loader is noticed within this (nothing unparks it). */
+    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final int index;
     private final Dataset dataset;
@@ -21,15 +34,21 @@ final class LoaderWorker implements Runnable {
     private final BatchRing ring;
     private final SampleProcessor processor;
     private final RecordView view;
-    private final Loader.Run run;
+    private final LoaderRun run;
+    private final Loader loader;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
     private long lastRecord = -1;
+    private long heapMark;
+    private int rests;
+    /** The last generation this worker has left (0: none yet): the loader waits for it before a reset. */
+    private volatile long leftGeneration;
 
-    LoaderWorker(int index, Dataset dataset, LoaderOptions options, EpochPlan plan, BatchRing ring,
-                 SampleProcessor processor, RecordView view, Loader.Run run) {
+    LoaderWorker(int index, Loader loader, EpochPlan plan, BatchRing ring, SampleProcessor processor,
+                 RecordView view, LoaderRun run) {
         this.index = index;
-        this.dataset = dataset;
-        this.options = options;
+        this.loader = loader;
+        this.dataset = loader.dataset();
+        this.options = loader.options();
         this.plan = plan;
         this.ring = ring;
         this.processor = processor;
@@ -37,54 +56,144 @@ final class LoaderWorker implements Runnable {
         this.run = run;
     }
 
+    /** Whether this worker is outside generation {@code generation}: it touches neither the ring nor the plan. */
+    boolean hasLeft(long generation) {
+        return leftGeneration >= generation;
+    }
+
     @Override
     public void run() {
-        long heapAtStart = HeapCounter.currentThreadAllocatedBytes();
+        heapMark = HeapCounter.currentThreadAllocatedBytes();
         try {
-            loop();
-        } finally {
-            long heapAtEnd = HeapCounter.currentThreadAllocatedBytes();
-            if (heapAtStart >= 0 && heapAtEnd >= 0) {
-                ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET, heapAtEnd - heapAtStart);
+            for (long generation = awaitRun(); generation > 0; generation = awaitRun()) {
+                work();
+                leftGeneration = generation;
             }
+        } finally {
+            countHeap();
         }
     }
 
-    private void loop() {
+    /**
+     * Rests until a new generation starts; 0 when the thread should end: the loader is closing, or its
+     * dataset was closed (no epoch can start any more).
+     */
+    private long awaitRun() {
+        countHeap();
+        rests = 0;
+        idle.reset();
+        while (true) {
+            if (loader.terminating() || dataset.isClosed()) {
+                return 0;
+            }
+            long generation = run.generation();
+            if (generation > leftGeneration) {
+                if (!run.stopping()) {
+                    return generation;
+                }
+                // Started and stopped while this worker rested: nothing to leave but the mark. No later
+                // generation can start before this mark, so the stop seen is this generation's.
+                leftGeneration = generation;
+            }
+            rest();
+        }
+    }
+
+    /** Spins and yields briefly, then parks until the loader unparks this thread (an epoch start, a stop, close). */
+    private void rest() {
+        if (rests < BACKOFF_RESTS) {
+            rests++;
+            idle.idle();
+        } else {
+            LockSupport.parkNanos(this, MAX_PARK_NANOS);
+        }
+    }
+
+    /** Fills samples of the current run until it stops, or fails at or before the ticket in hand. */
+    private void work() {
         int batchSize = options.batchSize();
         int slots = ring.slots();
-        long firstPosition = run.startBatch() * batchSize;
-        long tickets = plan.batches() * batchSize - firstPosition; // one per place; short batches' spare ones skip
+        int segment = 0;
         try {
             while (!run.stopping()) {
                 long ticket = ring.claimTicket();
-                if (ticket >= tickets) {
+                segment = run.segmentOf(ticket);
+                if (!awaitSegment(segment, ticket)) {
                     return;
                 }
-                int record = plan.recordAt(firstPosition + ticket);
-                if (record < 0) {
-                    continue; // a place past the end of a short batch
+                long local = ticket - run.ticketBase(segment);
+                long inSegment = local / batchSize;
+                int inBatch = (int) (local - inSegment * batchSize);
+                long batch = run.firstBatch(segment) + inSegment;
+                int samples = run.samplesIn(segment, batch);
+                if (inBatch >= samples) {
+                    continue; // a place past the end of a short batch of a resized epoch
                 }
-                long sequence = ticket / batchSize;
-                int inBatch = (int) (ticket - sequence * batchSize);
+                long sequence = run.sequenceBase(segment) + inSegment;
                 int slot = (int) (sequence % slots);
-                if (!ring.awaitOpen(slot, sequence, idle, run)) {
+                if (!ring.awaitOpen(slot, sequence, idle, run, segment)) {
                     return;
                 }
                 long started = System.nanoTime();
-                fill(ring.batch(slot), inBatch, record);
+                int record = plan.recordAt(segment & 1, batch * batchSize + inBatch);
+                fill(ring.batch(slot), inBatch, record, run.epochOf(segment));
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET, System.nanoTime() - started);
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
-                ring.sampleWritten(slot);
+                countHeap();
+                if (ring.sampleWritten(slot) == samples) {
+                    loader.batchFilled(); // wakes a consumer parked on it now rather than at its next poll
+                }
             }
         } catch (InternalError fault) { // a guarded read of a changed shard, reported late: name the last record read
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
             run.fail(RecordView.changedWhileMapped(dataset.directory().toString(),
                 shard >= 0 ? dataset.shard(shard).name() : null,
-                shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault));
+                shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault), segment);
         } catch (Throwable failure) {
-            run.fail(failure);
+            run.fail(failure, segment);
         }
+    }
+
+    /**
+     * Waits until the workers may fill {@code segment} (the consumer is on the epoch before it, or on it) and
+     * its order is prepared; the worker holding its first ticket prepares it, off the consumer's path. False
+     * when the run stopped or failed at or before it.
+     */
+    private boolean awaitSegment(int segment, long ticket) {
+        rests = 0;
+        idle.reset();
+        while (!run.permits(segment)) { // the consumer is still two epochs behind: rest until it moves on
+            if (run.abandons(segment) || loader.terminating()) {
+                return false;
+            }
+            rest();
+        }
+        if (run.prepared() >= segment) {
+            return true;
+        }
+        if (ticket == run.ticketBase(segment)) {
+            // Segment - 2, which used this buffer, is consumed: the consumer moved on to segment - 1.
+            plan.prepare(segment & 1, run.epochOf(segment));
+            run.prepared(segment);
+            return true;
+        }
+        idle.reset();
+        while (run.prepared() < segment) {
+            if (run.abandons(segment)) {
+                return false;
+            }
+            idle.idle();
+        }
+        return true;
+    }
+
+    /** Adds the heap this thread allocated since the last count to its counter. */
+    private void countHeap() {
+        long now = HeapCounter.currentThreadAllocatedBytes();
+        if (now >= 0 && heapMark >= 0) {
+            ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET, now - heapMark);
+        }
+        heapMark = now;
     }
 
     /**
@@ -92,9 +201,8 @@ final class LoaderWorker implements Runnable {
      * dataset's mapped memory is bracketed by {@link Dataset#acquire()}/{@link Dataset#release()}, so closing
      * the dataset waits for it, and a closed dataset fails the run with an exception naming it.
      */
-    private void fill(Batch batch, int inBatch, int record) {
+    private void fill(Batch batch, int inBatch, int record, int epoch) {
         long destination = batch.slotImageAddress(inBatch);
-        int epoch = run.epoch();
         long seed = options.seed();
         for (int attempt = 0; ; attempt++) {
             lastRecord = record;

@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -155,6 +156,51 @@ class ElasticResumeTest {
         assertEquals(1, batchCounts.size(), "equal batch counts on the new ranks: " + batchCounts);
         assertEquals(expected.size(), delivered.size(), "no sample twice: " + delivered);
         assertEquals(expected, new HashSet<>(delivered), "exactly the epoch's unconsumed samples");
+    }
+
+    /**
+     * Elastic resume and persistent workers together: a 4-rank checkpoint resumed on 3 ranks, the workers filling
+     * the next epoch ahead while the resized one is still being taken, then epochs back to back on the same
+     * loader. The resized epoch is what a loader that only resumes delivers (its short batches, also one short
+     * before the last, skip their spare places), and every later epoch continues the run (no reset) on the plain
+     * plan of the new world: a fresh 3-rank loader's epoch, batch for batch and pixel for pixel.
+     */
+    @Test
+    void fourToThreeMidEpochThenBackToBackEpochsAreTheNewWorldsFreshOnes() throws Exception {
+        for (long consumed = 0; consumed <= 4; consumed++) { // 61 on 4: 4 batches of 4; 4 leaves nothing
+            LoaderState saved = new LoaderState(EPOCH, consumed, 7, 4, 1);
+            for (int r = 0; r < 3; r++) {
+                LoaderOptions options = options(SampleOrder.RANDOM, false, r, 3).toBuilder()
+                    .workers(1 + (int) (consumed % 3)).prefetch(8).build();
+                String what = consumed + " batches on 4, rank " + r + " of 3";
+                EpochContents resized;
+                try (Loader reference = Loader.open(dataset, options); Epoch epoch = reference.resume(saved)) {
+                    resized = EpochContents.of(epoch);
+                }
+                try (Loader loader = Loader.open(dataset, options)) {
+                    try (Epoch epoch = loader.resume(saved)) {
+                        long rest = resized.allIds().size();
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (loader.samplesFilled() <= rest) { // the next epoch's first sample: filled ahead
+                            assertTrue(System.nanoTime() < deadline, what + ": the workers did not fill ahead");
+                            Thread.sleep(1);
+                        }
+                        resized.assertSameAs(EpochContents.of(epoch));
+                        assertEquals(List.of(new LoaderState.Segment(4, consumed)), epoch.state().segments(), what);
+                    }
+                    for (int e = EPOCH + 1; e <= EPOCH + 3; e++) {
+                        try (Epoch epoch = loader.epoch(e)) {
+                            assertEquals(e - EPOCH, epoch.segment(), what + ": epoch " + e + " continues the run");
+                            assertEquals(loader.batchesPerEpoch(), epoch.batches(), what);
+                            EpochContents.fresh(dataset, options, e).assertSameAs(EpochContents.of(epoch));
+                            assertEquals(new LoaderState(e, loader.batchesPerEpoch(), 7, 3, r), epoch.state(), what);
+                            assertEquals(e, loader.currentEpoch(), what);
+                            assertEquals(loader.batchesPerEpoch(), loader.batchInEpoch(), what);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @Test

@@ -46,16 +46,19 @@ class ElasticSplitTest {
             return new EpochPlan(records, shards(), options(rank, world));
         }
 
-        /** Batch contents of a plan's prepared epoch from {@code from} to its end, checking the holes. */
-        static List<int[]> deliver(EpochPlan plan, long from) {
+        /**
+         * Batch contents of run segment {@code segment} from batch {@code from} to its end, checking the holes:
+         * as the loader's workers see it, records from the plan's buffer {@code segment & 1}, shapes from the run.
+         */
+        static List<int[]> deliver(EpochPlan plan, LoaderRun run, int segment, long from) {
             List<int[]> batches = new ArrayList<>();
             int b = plan.batchSize();
-            for (long batch = from; batch < plan.batches(); batch++) {
-                int size = plan.samplesIn(batch);
+            for (long batch = from; batch < run.batches(segment); batch++) {
+                int size = run.samplesIn(segment, batch);
                 assertTrue(size >= 0 && size <= b, "batch size " + size);
                 int[] records = new int[size];
                 for (int i = 0; i < b; i++) {
-                    int record = plan.recordAt(batch * b + i);
+                    int record = plan.recordAt(segment & 1, batch * b + i);
                     if (i < size) {
                         assertTrue(record >= 0, "a record at every place of the batch");
                         records[i] = record;
@@ -68,13 +71,29 @@ class ElasticSplitTest {
             return batches;
         }
 
+        /** A run starting at the first batch of plain {@code epoch}, its order in buffer 0 of {@code plan}. */
+        static LoaderRun plain(EpochPlan plan, int epoch) {
+            plan.prepare(0, epoch);
+            LoaderRun run = new LoaderRun(plan);
+            run.reset(epoch, 0, null);
+            return run;
+        }
+
+        /** A run starting where {@code split} resumes epoch {@link #EPOCH}, bound to buffer 0 of {@code plan}. */
+        static LoaderRun resumed(EpochPlan plan, ElasticSplit split) {
+            plan.prepare(0, EPOCH, split);
+            LoaderRun run = new LoaderRun(plan);
+            run.reset(EPOCH, split.startBatch(), split);
+            return run;
+        }
+
         /** Epoch-order position of every record in epoch {@code epoch}. */
         int[] positionsOf(int epoch) {
             EpochPlan whole = new EpochPlan(records, shards(), options(0, 1).toBuilder().dropLast(false).build());
-            whole.prepare(epoch);
+            whole.prepare(0, epoch);
             int[] position = new int[records];
             for (int p = 0; p < records; p++) {
-                position[whole.recordAt(p)] = p;
+                position[whole.recordAt(0, p)] = p;
             }
             return position;
         }
@@ -84,8 +103,7 @@ class ElasticSplitTest {
     private static void oldWorld(Scenario s, int world, long consumed, Set<Integer> visited, Set<Integer> taken) {
         for (int r = 0; r < world; r++) {
             EpochPlan plan = s.plan(r, world);
-            plan.prepare(EPOCH);
-            List<int[]> all = Scenario.deliver(plan, 0);
+            List<int[]> all = Scenario.deliver(plan, Scenario.plain(plan, EPOCH), 0, 0);
             for (int b = 0; b < all.size(); b++) {
                 for (int record : all.get(b)) {
                     visited.add(record);
@@ -110,20 +128,25 @@ class ElasticSplitTest {
         for (int r = 0; r < world; r++) {
             ElasticSplit split = ElasticSplit.resume(state, s.records(), s.options(r, world));
             EpochPlan plan = s.plan(r, world);
-            plan.prepare(EPOCH, split);
-            List<int[]> batches = Scenario.deliver(plan, split.startBatch());
+            LoaderRun run = Scenario.resumed(plan, split);
+            List<int[]> batches = Scenario.deliver(plan, run, 0, split.startBatch());
             perRank.add(batches);
-            batchCounts.add(plan.batches() - split.startBatch());
+            batchCounts.add(run.batches(0) - split.startBatch());
             for (int[] batch : batches) {
                 for (int record : batch) {
                     delivered.add(position[record]);
                 }
             }
             assertEquals(state.batchesConsumed(), split.startBatch(), what + ": batches count on from the state");
-            plan.prepare(EPOCH + 1); // the next epoch runs normally on the new world
+            // The next epochs run normally on the new world: the one filled ahead into the other buffer while this
+            // buffer still holds the resized epoch, and the one after, which reuses this buffer.
+            plan.prepare(1, EPOCH + 1);
             EpochPlan fresh = s.plan(r, world);
-            fresh.prepare(EPOCH + 1);
-            assertEquals(toList(Scenario.deliver(fresh, 0)), toList(Scenario.deliver(plan, 0)), what + ": next epoch");
+            assertEquals(toList(Scenario.deliver(fresh, Scenario.plain(fresh, EPOCH + 1), 0, 0)),
+                toList(Scenario.deliver(plan, run, 1, 0)), what + ": next epoch");
+            plan.prepare(0, EPOCH + 2);
+            assertEquals(toList(Scenario.deliver(fresh, Scenario.plain(fresh, EPOCH + 2), 0, 0)),
+                toList(Scenario.deliver(plan, run, 2, 0)), what + ": the epoch after");
         }
         assertEquals(1, batchCounts.size(), what + ": equal batch counts " + batchCounts);
         // Concatenated over the new ranks: the unconsumed positions, each once, ascending (contiguous blocks of the
@@ -241,10 +264,10 @@ class ElasticSplitTest {
                 for (int r = 0; r < 3; r++) {
                     ElasticSplit split = ElasticSplit.resume(saved, s.records(), s.options(r, 3));
                     EpochPlan plan = s.plan(r, 3);
-                    plan.prepare(EPOCH, split);
+                    LoaderRun run = Scenario.resumed(plan, split);
                     assertEquals(toList(three.get(r).subList(5, three.get(r).size())),
-                        toList(Scenario.deliver(plan, split.startBatch())));
-                    assertEquals(List.of(new LoaderState.Segment(8, 3)), plan.segments());
+                        toList(Scenario.deliver(plan, run, 0, split.startBatch())));
+                    assertEquals(List.of(new LoaderState.Segment(8, 3)), run.worldSegments(0));
                 }
                 // Resized with nothing consumed since: the last split is replaced, not recorded.
                 ElasticSplit replaced = ElasticSplit.resume(new LoaderState(EPOCH, 3, 7, 3, 0,
@@ -260,13 +283,14 @@ class ElasticSplitTest {
     void resumedPlanLooksUpWithoutHeapAllocation() {
         Scenario s = new Scenario(5000, 32, SampleOrder.QUASI_RANDOM, false, 64);
         EpochPlan plan = s.plan(1, 3);
-        plan.prepare(EPOCH, ElasticSplit.resume(new LoaderState(EPOCH, 7, 7, 8, 0), s.records(), s.options(1, 3)));
+        LoaderRun run = Scenario.resumed(plan,
+            ElasticSplit.resume(new LoaderState(EPOCH, 7, 7, 8, 0), s.records(), s.options(1, 3)));
         long[] sink = new long[1];
         Runnable pass = () -> {
-            for (long batch = plan.batches() - 1; batch >= 7; batch--) {
-                sink[0] += plan.samplesIn(batch);
+            for (long batch = run.batches(0) - 1; batch >= 7; batch--) {
+                sink[0] += run.samplesIn(0, batch);
                 for (int i = 0; i < plan.batchSize(); i++) {
-                    sink[0] += plan.recordAt(batch * plan.batchSize() + i);
+                    sink[0] += plan.recordAt(0, batch * plan.batchSize() + i);
                 }
             }
         };
@@ -277,7 +301,7 @@ class ElasticSplitTest {
         }
         long allocated = HeapCounter.currentThreadAllocatedBytes() - before;
         assumeTrue(before >= 0, "no thread allocation counter in this JVM");
-        assertTrue(allocated < 1024, "20 passes over " + (plan.batches() - 7) + " resumed batches allocated "
+        assertTrue(allocated < 1024, "20 passes over " + (run.batches(0) - 7) + " resumed batches allocated "
             + allocated + " heap bytes (sink " + sink[0] + ")");
     }
 

@@ -10,6 +10,13 @@ record EpochContents(List<long[]> ids, List<int[]> labels, List<byte[]> pixels) 
         return of(epoch, Long.MAX_VALUE);
     }
 
+    /** Epoch {@code epoch} from a new loader over {@code dataset} (nothing run before it). */
+    static EpochContents fresh(io.pinshard.reader.Dataset dataset, LoaderOptions options, int epoch) {
+        try (Loader loader = Loader.open(dataset, options); Epoch batches = loader.epoch(epoch)) {
+            return of(batches);
+        }
+    }
+
     /** Reads at most {@code maxBatches} batches. */
     static EpochContents of(Epoch epoch, long maxBatches) {
         EpochContents contents = new EpochContents(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());

@@ -11,6 +11,7 @@ import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,54 @@ class LoaderResourcesTest {
     }
 
     /**
+     * Persistent workers (issue 11): a dataset smaller than one batch gives one batch per epoch, so epoch starts
+     * dominate. After warm-up, 400 such epochs back to back allocate at most 64 heap bytes per batch over every
+     * loader thread and the consumer, epoch starts included, and start no thread.
+     */
+    @Test
+    void epochsOverADatasetSmallerThanOneBatchAllocateAtMost64BytesPerBatchAndStartNoThread() throws Exception {
+        Path dir = TestDatasets.write(temp.resolve("tiny"), 25, Codec.RAW, 3, 1 << 20);
+        LoaderOptions options = LoaderOptions.builder().batchSize(32).crop(24).workers(2).prefetch(4).seed(3).build();
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options)) {
+            assertEquals(1, loader.batchesPerEpoch());
+            int epoch = 0;
+            // Warm until rounds of 50 epochs allocate under 1 KiB on the consumer and the workers together.
+            for (int rounds = 0, quiet = 0; rounds < WARMUP_EPOCHS && quiet < 2; rounds++) {
+                List<Thread> threads = loaderThreads(loader.name() + "-");
+                threads.add(Thread.currentThread());
+                long before = HeapCounter.allocatedBytes(threads);
+                epoch = drainEpochs(loader, epoch, 50);
+                quiet = HeapCounter.allocatedBytes(threads) - before < 1024 ? quiet + 1 : 0;
+            }
+            List<Thread> workers = loaderThreads(loader.name() + "-");
+            assertEquals(2, workers.size(), workers.toString());
+            List<Thread> threads = new ArrayList<>(workers);
+            threads.add(Thread.currentThread());
+            long batchesBefore = loader.stats().batches();
+            long before = HeapCounter.allocatedBytes(threads);
+            drainEpochs(loader, epoch, 400);
+            long allocated = HeapCounter.allocatedBytes(threads) - before;
+            assertEquals(400, loader.stats().batches() - batchesBefore, "one batch per epoch");
+            double perBatch = allocated / 400.0;
+            System.out.printf("zero-heap: %.1f heap bytes per batch over 400 one-batch epochs, starts included%n",
+                perBatch);
+            assertTrue(perBatch <= 64, perBatch + " heap bytes per batch");
+            assertEquals(new HashSet<>(workers), new HashSet<>(loaderThreads(loader.name() + "-")),
+                "no thread started per epoch");
+        }
+    }
+
+    /** Iterates {@code count} epochs from {@code first} as a trainer does; returns the next epoch number. */
+    private static int drainEpochs(Loader loader, int first, int count) {
+        for (int e = first; e < first + count; e++) {
+            try (Epoch epoch = loader.epoch(e)) {
+                drain(epoch, Long.MAX_VALUE);
+            }
+        }
+        return first + count;
+    }
+
+    /**
      * Heap bytes per batch over every loader worker and the consumer, after warm-up: whole epochs until two
      * in a row allocate at most 1 KiB per batch (the vector crop kernel allocates until C2 has compiled it,
      * which on 2 busy cores can take a few epochs of this small data), at most {@value #WARMUP_EPOCHS}.
@@ -44,7 +93,7 @@ class LoaderResourcesTest {
             int epochs = 0;
             int quiet = 0;
             do {
-                long before = loader.stats().workerHeapBytes(); // counted by each worker as it ends its run
+                long before = loader.stats().workerHeapBytes(); // counted by each worker after each sample
                 try (Epoch warmup = loader.epoch(epochs++)) {
                     long batches = drain(warmup, Long.MAX_VALUE);
                     warmup.close();
@@ -55,7 +104,7 @@ class LoaderResourcesTest {
             System.out.printf("zero-heap: %s warm after %d epoch(s)%n", codec.label(), epochs);
             try (Epoch epoch = loader.epoch(epochs)) {
                 drain(epoch, 20);
-                List<Thread> threads = loaderThreads(loader.name());
+                List<Thread> threads = loaderThreads(loader.name() + "-");
                 threads.add(Thread.currentThread());
                 long before = HeapCounter.allocatedBytes(threads);
                 long batches = drain(epoch, 100);

@@ -38,9 +38,7 @@ class LoaderSamplingTest {
     }
 
     private static EpochContents run(LoaderOptions options, int epoch) {
-        try (Loader loader = Loader.open(dataset, options); Epoch batches = loader.epoch(epoch)) {
-            return EpochContents.of(batches);
-        }
+        return EpochContents.fresh(dataset, options, epoch);
     }
 
     @Test
