@@ -175,6 +175,11 @@ public final class RingServer implements AutoCloseable {
         int epochNumber = buffer.getInt(COMMAND_EPOCH_OFFSET);
         long startBatch = buffer.getLong(COMMAND_START_BATCH_OFFSET);
         reclaimAll(); // a command promises the client holds no slot of the previous stream
+        // The control thread may have taken a released slot out of held[] and not yet closed its batch: the
+        // loader would still count it as held and refuse the next epoch. It decrements outstanding after close.
+        while (outstanding.get() > 0 && !stopping) {
+            Thread.onSpinWait();
+        }
         CloseHelper.close(epoch);
         epoch = null;
         try {
