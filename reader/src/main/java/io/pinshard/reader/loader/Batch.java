@@ -44,10 +44,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class Batch implements AutoCloseable {
     private static final VarHandle HELD_LEASE;
+    private static final VarHandle SKIPPED;
 
     static {
         try {
             HELD_LEASE = MethodHandles.lookup().findVarHandle(Batch.class, "heldLease", long.class);
+            SKIPPED = MethodHandles.lookup().findVarHandle(Batch.class, "skipped", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -72,6 +74,12 @@ public final class Batch implements AutoCloseable {
     private long lease;
     /** {@link #lease} while held, 0 once released: published after the fields above, cleared by close. */
     private volatile long heldLease;
+    /**
+     * Corrupt records the workers replaced while filling this slot's current batch. Counted per batch so that the
+     * loader's statistics count the batches handed out, not work filled ahead and then discarded.
+     */
+    @SuppressWarnings("unused") // through SKIPPED
+    private int skipped;
 
     Batch(BatchRing ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset) {
         this.ring = ring;
@@ -99,6 +107,19 @@ public final class Batch implements AutoCloseable {
     /** Worker side, unchecked: the slot is not held while workers fill it. */
     long slotImageAddress(int i) {
         return region.address() + imageOffset + (long) i * imageBytes();
+    }
+
+    /** Worker side: one more corrupt record replaced in this slot's batch. */
+    void addSkipped() {
+        SKIPPED.getAndAdd(this, 1);
+    }
+
+    /**
+     * Consumer side, once the batch is complete (every sample's write, and so every {@link #addSkipped()}, happened
+     * before the fenced fill count the consumer saw), or at a ring reset: the count, cleared for the slot's next batch.
+     */
+    int takeSkipped() {
+        return (int) SKIPPED.getAndSet(this, 0);
     }
 
     void putLabel(int i, int label) {

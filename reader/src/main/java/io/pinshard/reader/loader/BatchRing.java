@@ -110,6 +110,7 @@ final class BatchRing implements AutoCloseable {
         for (int s = 0; s < slots; s++) {
             int offset = slotOffset(s);
             control.putInt(offset + SLOT_FILLED_OFFSET, 0);
+            batches[s].takeSkipped(); // replacements in discarded work are not the trainer's
             control.putLongVolatile(offset + SLOT_SEQUENCE_OFFSET, s);
         }
     }

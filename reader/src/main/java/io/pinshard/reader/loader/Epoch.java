@@ -152,7 +152,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         ring.markHeld();
         batch.open(epoch, nextBatch, sequence, samples, ring.generation());
         nextBatch++;
-        loader.delivered(samples);
+        loader.delivered(samples, batch.takeSkipped());
         return batch;
     }
 

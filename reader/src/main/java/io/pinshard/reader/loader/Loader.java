@@ -71,6 +71,8 @@ public final class Loader implements AutoCloseable {
     private boolean running;
     private long images;
     private long batches;
+    /** Corrupt records replaced in the batches handed out (not in work filled ahead and discarded). */
+    private long skipped;
     /** Nanos of runs that ended, and when the current one started (0: none running), for {@link #stats()}. */
     private volatile long finishedRunNanos;
     private volatile long runStartedNanos;
@@ -389,9 +391,10 @@ public final class Loader implements AutoCloseable {
         }
     }
 
-    void delivered(int samples) {
+    void delivered(int samples, int replacedRecords) {
         images += samples;
         batches++;
+        skipped += replacedRecords;
     }
 
     /**
@@ -414,7 +417,7 @@ public final class Loader implements AutoCloseable {
             return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
                 ring.workerCounterSum(BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET) / 1e6 * perSecond,
                 dataWait.dataWaitPercent(), Math.min(100, busy),
-                ring.workerCounterSum(BatchRingDescriptor.WORKER_SKIPPED_OFFSET),
+                skipped,
                 ring.workerCounterSum(BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET));
         } finally {
             ring.exit();

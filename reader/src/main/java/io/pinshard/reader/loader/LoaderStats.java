@@ -11,7 +11,8 @@ package io.pinshard.reader.loader;
  * @param sourceMegabytesPerSecond stored payload megabytes read per second
  * @param dataWaitPercent   share of the trainer's step time spent blocked in {@code next()}
  * @param workerBusyPercent share of worker thread time spent working on samples (not waiting for slots)
- * @param skippedRecords    corrupt records replaced under {@link ErrorPolicy#SKIP}
+ * @param skippedRecords    corrupt records replaced under {@link ErrorPolicy#SKIP} in the batches handed out
+ *                          (work filled ahead for an epoch that was then not asked for is not counted)
  * @param workerHeapBytes   JVM heap bytes allocated by the worker threads so far, counted after each sample and
  *                          whenever a worker parks (0 where the JVM cannot tell); the zero-heap figure's worker side
  */
