@@ -13,7 +13,8 @@ from .client import Ring, RingError, _process_alive
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
                  "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",
-                 "resampler": "--resampler", "client_timeout": "--client-timeout"}
+                 "resampler": "--resampler", "client_timeout": "--client-timeout", "scale": "--scale",
+                 "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction"}
 
 
 def server_command():
@@ -77,6 +78,8 @@ class Server:
         for key, value in options.items():
             if key not in _OPTION_NAMES:
                 raise TypeError("unknown pinshard serve option %r (known: %s)" % (key, ", ".join(_OPTION_NAMES)))
+            if isinstance(value, (tuple, list)):  # a range such as scale=(0.6, 1.0) -> "--scale 0.6,1.0"
+                value = ",".join(str(v) for v in value)
             args += [_OPTION_NAMES[key], str(value)]
         if eval:
             args.append("--eval")

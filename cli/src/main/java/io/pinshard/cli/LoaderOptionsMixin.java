@@ -47,7 +47,29 @@ final class LoaderOptionsMixin {
         + " needs --add-modules=jdk.incubator.vector, which ./pinshard passes) or opencv (default ${DEFAULT-VALUE}).")
     String resampler;
 
-    /** A builder holding these options; callers add what is theirs (allocator, data-wait guard). */
+    @Option(names = "--scale", split = ",", arity = "1", paramLabel = "MIN,MAX", description = "Train mode: "
+        + "random-resized-crop area fraction range (default 0.08,1.0, torchvision's).")
+    double[] scale;
+
+    @Option(names = "--ratio", split = ",", arity = "1", paramLabel = "MIN,MAX", description = "Train mode: crop aspect "
+        + "ratio range, sampled log-uniformly (default 0.75,1.3333).")
+    double[] ratio;
+
+    @Option(names = "--flip", paramLabel = "P", description = "Train mode: horizontal flip probability (default 0.5).")
+    Double flip;
+
+    @Option(names = "--eval-crop-fraction", paramLabel = "F", description = "Eval mode: centre crop / resized shorter "
+        + "side (default 0.875, i.e. Resize(256) + CenterCrop(224); 1.0 keeps the stored image whole).")
+    Double evalCropFraction;
+
+    @Option(names = "--drop-last", description = "Drop the incomplete last batch instead of delivering it.")
+    boolean dropLast;
+
+    /**
+     * A builder holding these options; callers add what is theirs (allocator, data-wait guard).
+     *
+     * @throws IllegalArgumentException naming the option when a range is not two numbers
+     */
     LoaderOptions.Builder builder() {
         LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop)
             .order(SampleOrder.parse(order)).seed(seed).distributed(rank, world)
@@ -56,9 +78,29 @@ final class LoaderOptionsMixin {
         if (workers != null) {
             builder.workers(workers);
         }
+        if (scale != null) {
+            builder.scale(pair("--scale", scale)[0], scale[1]);
+        }
+        if (ratio != null) {
+            builder.ratio(pair("--ratio", ratio)[0], ratio[1]);
+        }
+        if (flip != null) {
+            builder.flipProbability(flip);
+        }
+        if (evalCropFraction != null) {
+            builder.evalCropFraction(evalCropFraction);
+        }
+        builder.dropLast(dropLast);
         if (prefetch != null) {
             builder.prefetch(prefetch);
         }
         return builder;
+    }
+
+    private static double[] pair(String option, double[] values) {
+        if (values.length != 2) {
+            throw new IllegalArgumentException(option + " takes two numbers, MIN,MAX: got " + values.length);
+        }
+        return values;
     }
 }
