@@ -113,7 +113,6 @@ public final class FashionMnistTraining {
     }
 
     /** Trains and scores as {@code config} says. */
-    @SuppressWarnings("try") // the steps' PointerScopes are opened for their close only
     public static Result run(Config config) {
         Libtorch.require();
         Libtorch.setThreads(config.threads);
@@ -153,23 +152,12 @@ public final class FashionMnistTraining {
             for (int epoch = 0; epoch < config.epochs; epoch++) {
                 net.train(true);
                 try (TorchEpoch batches = trainBatches.epoch(epoch)) {
-                    long previousArrival = -1;
+                    TrainingStep clock = new TrainingStep();
                     for (long s = 0; s < perEpoch && batches.hasNext(); s++) {
                         TorchBatch batch = batches.next();
-                        long arrival = System.nanoTime();
                         long wait = dataWait.lastWaitNanos();
-                        long stepNanos = previousArrival < 0 ? wait : arrival - previousArrival;
-                        previousArrival = arrival;
-                        float loss;
-                        // The scope frees the step's temporaries (autograd graph included) before the batch gives
-                        // its slot back: resources close in reverse order.
-                        try (batch; PointerScope step = new PointerScope()) {
-                            adam.zero_grad();
-                            Tensor lossTensor = torch.cross_entropy(net.forward(batch.normalized()), batch.labels());
-                            lossTensor.backward();
-                            adam.step();
-                            loss = lossTensor.item_float();
-                        }
+                        long stepNanos = clock.stepNanos(wait);
+                        float loss = TrainingStep.run(adam, net::forward, batch);
                         log.record(epoch, loss, stepNanos, wait);
                         int n = log.steps() - 1;
                         if (config.printEvery > 0 && n % config.printEvery == 0) {

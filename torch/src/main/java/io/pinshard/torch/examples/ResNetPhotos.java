@@ -11,10 +11,8 @@ import io.pinshard.torch.TorchLoader;
 import io.pinshard.torch.TorchOptions;
 import java.nio.file.Path;
 import java.util.Locale;
-import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.SGD;
 import org.bytedeco.pytorch.SGDOptions;
-import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch;
 
 /**
@@ -32,7 +30,6 @@ public final class ResNetPhotos {
     }
 
     /** Runs the photo-scale steps; see the class comment for the options. */
-    @SuppressWarnings("try") // the step's PointerScope is opened for its close only
     public static void main(String[] args) {
         Path data = Path.of(System.getProperty("user.home"), ".cache", "pinshard", "bench-320-x24", "raw");
         int steps = 30;
@@ -77,24 +74,15 @@ public final class ResNetPhotos {
                 dataset.size(), batchSize, crop, workers, Libtorch.threads(), steps, warmup);
             StepLog log = new StepLog(steps);
             DataWaitMonitor dataWait = loader.dataWait();
-            long previousArrival = -1;
+            TrainingStep clock = new TrainingStep();
             int epoch = 0;
             while (log.steps() < steps) {
                 try (TorchEpoch epochBatches = batches.epoch(epoch)) {
                     while (log.steps() < steps && epochBatches.hasNext()) {
                         TorchBatch batch = epochBatches.next();
-                        long arrival = System.nanoTime();
                         long wait = dataWait.lastWaitNanos();
-                        long stepNanos = previousArrival < 0 ? wait : arrival - previousArrival;
-                        previousArrival = arrival;
-                        float loss;
-                        try (batch; PointerScope step = new PointerScope()) {
-                            sgd.zero_grad();
-                            Tensor lossTensor = torch.cross_entropy(net.forward(batch.normalized()), batch.labels());
-                            lossTensor.backward();
-                            sgd.step();
-                            loss = lossTensor.item_float();
-                        }
+                        long stepNanos = clock.stepNanos(wait);
+                        float loss = TrainingStep.run(sgd, net::forward, batch);
                         log.record(epoch, loss, stepNanos, wait);
                         System.out.println(log.line(log.steps() - 1));
                     }
