@@ -5,6 +5,7 @@ import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SampleOrder;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The loader's options on the command line, shared by {@code bench} and {@code serve}. */
@@ -27,9 +28,8 @@ final class LoaderOptionsMixin {
     @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")
     boolean eval;
 
-    @Option(names = "--crc", defaultValue = "auto", paramLabel = "MODE", description = "Payload CRC32C checks: auto "
-        + "(jpeg and lz4), always or never (default ${DEFAULT-VALUE}).")
-    String crc;
+    @Mixin
+    CrcOption crc = new CrcOption();
 
     @Option(names = "--check-crc", description = "Same as --crc always.")
     boolean checkCrc;
@@ -73,7 +73,7 @@ final class LoaderOptionsMixin {
     LoaderOptions.Builder builder() {
         LoaderOptions.Builder builder = LoaderOptions.builder().batchSize(batch).crop(crop)
             .order(SampleOrder.parse(order)).seed(seed).distributed(rank, world)
-            .crcCheck(checkCrc ? CrcCheck.ALWAYS : CrcCheck.fromLabel(crc))
+            .crcCheck(checkCrc ? CrcCheck.ALWAYS : crc.mode())
             .mode(eval ? LoaderMode.EVAL : LoaderMode.TRAIN).resampler(Resampler.parse(resampler));
         if (workers != null) {
             builder.workers(workers);

@@ -26,6 +26,7 @@ import org.bytedeco.opencv.opencv_core.Scalar;
 import org.bytedeco.opencv.opencv_core.Size;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -52,9 +53,8 @@ final class PreviewCommand implements Callable<Integer> {
     @Option(names = "--epochs", defaultValue = "3", description = "Rows of training crops (default ${DEFAULT-VALUE}).")
     int epochs;
 
-    @Option(names = "--crc", defaultValue = "auto", paramLabel = "MODE", description = "Payload CRC32C checks: auto "
-        + "(jpeg and lz4), always or never (default ${DEFAULT-VALUE}).")
-    String crc;
+    @Mixin
+    CrcOption crc = new CrcOption();
 
     @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
     long seed;
@@ -76,7 +76,7 @@ final class PreviewCommand implements Callable<Integer> {
                     new Scalar(40, 40, 40, 0))) {
                 drawStored(dataset, sheet, shown);
                 LoaderOptions train = LoaderOptions.builder().batchSize(shown).crop(crop).workers(2).seed(seed)
-                    .crcCheck(io.pinshard.reader.CrcCheck.fromLabel(crc))
+                    .crcCheck(crc.mode())
                     .order(SampleOrder.SEQUENTIAL).build();
                 drawCrops(dataset, train, sheet, shown, 1, epochs);
                 drawCrops(dataset, train.toBuilder().mode(LoaderMode.EVAL).build(), sheet, shown, 1 + epochs, 1);
@@ -94,7 +94,7 @@ final class PreviewCommand implements Callable<Integer> {
     }
 
     private void drawStored(Dataset dataset, Mat sheet, int shown) {
-        io.pinshard.reader.RecordDecoder decoder = new io.pinshard.reader.RecordDecoder(io.pinshard.reader.CrcCheck.fromLabel(crc));
+        io.pinshard.reader.RecordDecoder decoder = new io.pinshard.reader.RecordDecoder(crc.mode());
         RecordView view = new RecordView();
         for (int i = 0; i < shown; i++) {
             dataset.record(i, view);

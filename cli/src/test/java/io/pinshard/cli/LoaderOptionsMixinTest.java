@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,13 @@ class LoaderOptionsMixinTest {
         assertTrue(parsed.dropLast());
         assertEquals(LoaderMode.EVAL, parsed.mode());
         assertEquals(28, parsed.crop());
+    }
+
+    @Test
+    void theCrcModeComesFromTheSharedOption() {
+        assertEquals(CrcCheck.AUTO, parse().crcCheck());
+        assertEquals(CrcCheck.NEVER, parse("--crc", "never").crcCheck());
+        assertEquals(CrcCheck.ALWAYS, parse("--check-crc").crcCheck());
     }
 
     @Test
