@@ -36,8 +36,8 @@ import org.agrona.BitUtil;
  *  +---------------------------------------------------------------+  SLOTS_OFFSET + s * SLOT_LENGTH
  *  |                    Slot 1 .. S-1, alike                      ...
  *  +---------------------------------------------------------------+  workersOffset(S)
- *  |   Worker 0: busy nanos, samples, payload bytes, skipped        |  WORKER_*_OFFSET = 0, 8, 16, 24, 32
- *  |   records, heap bytes (int64 each; written by that worker)     |
+ *  |   Worker 0: busy nanos, samples, payload bytes, heap bytes     |  WORKER_*_OFFSET = 0, 8, 16, 24
+ *  |   (int64 each; written by that worker)                         |
  *  |                      padding to 128 bytes                    ...
  *  +---------------------------------------------------------------+  workersOffset(S) + w * WORKER_LENGTH
  *  |                    Worker 1 .. W-1, alike                    ...
@@ -73,8 +73,7 @@ final class BatchRingDescriptor {
     static final int WORKER_BUSY_NANOS_OFFSET = 0;
     static final int WORKER_SAMPLES_OFFSET = WORKER_BUSY_NANOS_OFFSET + Long.BYTES;
     static final int WORKER_PAYLOAD_BYTES_OFFSET = WORKER_SAMPLES_OFFSET + Long.BYTES;
-    static final int WORKER_SKIPPED_OFFSET = WORKER_PAYLOAD_BYTES_OFFSET + Long.BYTES;
-    static final int WORKER_HEAP_BYTES_OFFSET = WORKER_SKIPPED_OFFSET + Long.BYTES;
+    static final int WORKER_HEAP_BYTES_OFFSET = WORKER_PAYLOAD_BYTES_OFFSET + Long.BYTES;
     static final int WORKER_LENGTH = PADDED_LENGTH;
 
     /** Alignment of a batch slot (a page) and of each array inside it (a cache line). */

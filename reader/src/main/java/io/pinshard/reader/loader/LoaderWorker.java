@@ -223,7 +223,6 @@ final class LoaderWorker implements Runnable {
             } finally {
                 dataset.release();
             }
-            ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SKIPPED_OFFSET, 1); // work done, incl. discarded
             batch.addSkipped(); // counted in the statistics when the batch is handed out
             record = replacement(seed, epoch, record, attempt);
         }
