@@ -37,6 +37,7 @@ class ModuleArrowsTest {
         Map.entry("reader", 2),
         Map.entry("cuda-bridge", 3),
         Map.entry("serve", 3),
+        Map.entry("s3", 3),
         Map.entry("torch", 4),
         Map.entry("cli", 4),
         Map.entry("jmh", 4));

@@ -1,0 +1,171 @@
+package io.pinshard.s3;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How to reach an S3-compatible store. Every setting left empty comes from the AWS SDK's standard configuration
+ * ({@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY},
+ * {@code AWS_PROFILE} and the shared config files), so a user who already has those set passes nothing.
+ * Credentials given here are held only in memory: {@link #toString()} never prints the secret.
+ */
+public final class S3Settings {
+    /** The region used when neither this object nor the SDK's configuration names one (local stores ignore it). */
+    public static final String FALLBACK_REGION = "us-east-1";
+
+    private final URI endpoint;
+    private final String region;
+    private final boolean pathStyle;
+    private final String accessKeyId;
+    private final String secretAccessKey;
+    private final int maxAttempts;
+    private final Duration attemptTimeout;
+    private final Duration callTimeout;
+
+    private S3Settings(Builder b) {
+        this.endpoint = b.endpoint;
+        this.region = b.region;
+        this.pathStyle = b.pathStyle;
+        this.accessKeyId = b.accessKeyId;
+        this.secretAccessKey = b.secretAccessKey;
+        this.maxAttempts = b.maxAttempts;
+        this.attemptTimeout = b.attemptTimeout;
+        this.callTimeout = b.callTimeout;
+    }
+
+    /** Settings that take everything from the SDK's standard configuration. */
+    public static S3Settings defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Optional<URI> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    public Optional<String> region() {
+        return Optional.ofNullable(region);
+    }
+
+    /** Path-style addressing ({@code endpoint/bucket/key}), which MinIO, Ceph and local servers need. */
+    public boolean pathStyle() {
+        return pathStyle;
+    }
+
+    /** Static credentials when both parts were given; otherwise the SDK's default provider chain is used. */
+    public boolean hasStaticCredentials() {
+        return accessKeyId != null && secretAccessKey != null;
+    }
+
+    String accessKeyId() {
+        return accessKeyId;
+    }
+
+    String secretAccessKey() {
+        return secretAccessKey;
+    }
+
+    /** Attempts per request, the first included, before the SDK gives up (retries back off between attempts). */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** The limit on one attempt of a request (connect, send, read the whole response). */
+    public Duration attemptTimeout() {
+        return attemptTimeout;
+    }
+
+    /** The limit on one request with all its retries: the bound on how long a failing fetch can take. */
+    public Duration callTimeout() {
+        return callTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "S3Settings{endpoint=" + (endpoint == null ? "(sdk default)" : endpoint)
+            + ", region=" + (region == null ? "(sdk default)" : region)
+            + ", pathStyle=" + pathStyle
+            + ", credentials=" + (hasStaticCredentials() ? "static key " + accessKeyId : "(sdk default chain)")
+            + ", maxAttempts=" + maxAttempts + ", attemptTimeout=" + attemptTimeout
+            + ", callTimeout=" + callTimeout + "}";
+    }
+
+    /** Builder; every setting is optional. */
+    public static final class Builder {
+        private URI endpoint;
+        private String region;
+        private boolean pathStyle;
+        private String accessKeyId;
+        private String secretAccessKey;
+        private int maxAttempts = 5;
+        private Duration attemptTimeout = Duration.ofSeconds(60);
+        private Duration callTimeout = Duration.ofMinutes(5);
+
+        private Builder() {
+        }
+
+        /** An endpoint such as {@code http://127.0.0.1:9000}; implies nothing about path style. */
+        public Builder endpoint(URI endpoint) {
+            if (endpoint != null && (endpoint.getScheme() == null || endpoint.getHost() == null)) {
+                throw new IllegalArgumentException("endpoint needs a scheme and a host: '" + endpoint + "'");
+            }
+            this.endpoint = endpoint;
+            return this;
+        }
+
+        public Builder region(String region) {
+            this.region = region == null || region.isBlank() ? null : region;
+            return this;
+        }
+
+        public Builder pathStyle(boolean pathStyle) {
+            this.pathStyle = pathStyle;
+            return this;
+        }
+
+        /** Static credentials; both or neither. */
+        public Builder credentials(String accessKeyId, String secretAccessKey) {
+            if ((accessKeyId == null) != (secretAccessKey == null)) {
+                throw new IllegalArgumentException("give both the access key id and the secret, or neither");
+            }
+            this.accessKeyId = accessKeyId;
+            this.secretAccessKey = secretAccessKey;
+            return this;
+        }
+
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder attemptTimeout(Duration attemptTimeout) {
+            this.attemptTimeout = positive(attemptTimeout, "attemptTimeout");
+            return this;
+        }
+
+        public Builder callTimeout(Duration callTimeout) {
+            this.callTimeout = positive(callTimeout, "callTimeout");
+            return this;
+        }
+
+        public S3Settings build() {
+            return new S3Settings(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, not " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.pinshard.s3;
+
+import java.net.URI;
+import java.util.Properties;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStore;
+import org.jclouds.blobstore.BlobStoreContext;
+
+/**
+ * A real S3 server (s3proxy over jclouds' in-memory store) on 127.0.0.1 and a free port, for tests. It checks
+ * AWS signatures, so a client with the wrong key fails as it would against a real store.
+ */
+public final class S3TestServer implements AutoCloseable {
+    public static final String ACCESS_KEY = "pinshard-test-key";
+    public static final String SECRET_KEY = "pinshard-test-secret";
+
+    private final BlobStoreContext context;
+    private final S3Proxy proxy;
+
+    private S3TestServer(BlobStoreContext context, S3Proxy proxy) {
+        this.context = context;
+        this.proxy = proxy;
+    }
+
+    /** Starts a server and waits until it accepts requests. */
+    public static S3TestServer start() throws Exception {
+        BlobStoreContext context = ContextBuilder.newBuilder("transient")
+            .credentials("identity", "credential")
+            .overrides(new Properties())
+            .build(BlobStoreContext.class);
+        S3Proxy proxy = S3Proxy.builder()
+            .blobStore(context.getBlobStore())
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+            .build();
+        proxy.start();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!"STARTED".equals(proxy.getState())) {
+            if (System.nanoTime() > deadline) {
+                proxy.stop();
+                context.close();
+                throw new IllegalStateException("s3proxy did not start: " + proxy.getState());
+            }
+            Thread.sleep(10);
+        }
+        return new S3TestServer(context, proxy);
+    }
+
+    public URI endpoint() {
+        return URI.create("http://127.0.0.1:" + proxy.getPort());
+    }
+
+    /** Settings for a client of this server: its endpoint, path style, its credentials, quick retries. */
+    public S3Settings.Builder settings() {
+        return S3Settings.builder().endpoint(endpoint()).pathStyle(true).region("us-east-1")
+            .credentials(ACCESS_KEY, SECRET_KEY);
+    }
+
+    /** The store behind the server, to inspect or change objects without going through S3. */
+    public BlobStore blobStore() {
+        return context.getBlobStore();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            proxy.stop();
+        } finally {
+            context.close();
+        }
+    }
+}
