@@ -103,7 +103,7 @@ public final class ImageProcessor {
             return ConvertedImage.rejected("pixels hold " + (pixels == null ? 0 : pixels.length) + " bytes, the shape "
                 + height + "x" + width + "x" + channels + " needs " + expected, pixels == null ? 0 : pixels.length);
         }
-        if (expected > options.maxPixels() * channels) {
+        if ((long) height * width > options.maxPixels()) {
             return ConvertedImage.rejected("image is " + width + "x" + height + " = " + (long) height * width
                 + " pixels, more than the limit of " + options.maxPixels() + " (--max-pixels)", pixels.length);
         }
