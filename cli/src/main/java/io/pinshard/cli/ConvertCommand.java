@@ -11,6 +11,7 @@ import io.pinshard.writer.convert.InputListing;
 import io.pinshard.writer.convert.ManifestLister;
 import io.pinshard.writer.convert.OutputCodec;
 import io.pinshard.writer.convert.PartSpec;
+import io.pinshard.writer.convert.SizeParser;
 import io.pinshard.writer.convert.WebDatasetLister;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -121,7 +122,7 @@ final class ConvertCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ConvertOptions options = ConvertOptions.defaults()
             .withShorterSide(shorterSide).withUpscale(upscale).withReducingGap(reducingGap).withMaxPixels(maxPixels)
-            .withMaxAspect(maxAspect, AspectPolicy.valueOf(aspectPolicy.toUpperCase(Locale.ROOT)))
+            .withMaxAspect(maxAspect, AspectPolicy.parse(aspectPolicy))
             .withCodec(OutputCodec.parse(codec)).withJpegQuality(jpegQuality)
             .withShardBytes(SizeParser.parse(shardSize))
             .withWorkers(workers != null ? workers : Runtime.getRuntime().availableProcessors());

@@ -23,7 +23,7 @@ import org.w3c.dom.NodeList;
  * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API), jpeg (the
  * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
  * on top of those; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
- * libtorch adapter) on the reader and cuda-bridge; the tools, cli and jmh, on everything and nothing on them. Read
+ * libtorch adapter) on the reader and cuda-bridge; spark (the Spark data source) on writer and reader, nothing on it; the tools, cli and jmh, on everything and nothing on them. Read
  * from the poms themselves, so a new module or dependency has to take its place here.
  */
 class ModuleArrowsTest {
@@ -38,6 +38,7 @@ class ModuleArrowsTest {
         Map.entry("cuda-bridge", 3),
         Map.entry("serve", 3),
         Map.entry("s3", 3),
+        Map.entry("spark", 3),
         Map.entry("torch", 4),
         Map.entry("cli", 4),
         Map.entry("jmh", 4));

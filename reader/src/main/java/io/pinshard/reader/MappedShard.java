@@ -121,6 +121,19 @@ public final class MappedShard implements AutoCloseable {
         return buffer;
     }
 
+    /**
+     * Points {@code view} at record {@code recordInShard} of this shard opened on its own (not through a {@link
+     * Dataset}): the shard's own read guard and sizes at open; labels are not checked against a class list.
+     *
+     * @param globalRecord what {@link RecordView#globalRecord()} reports
+     */
+    public RecordView record(long recordInShard, long globalRecord, RecordView view) {
+        if (recordInShard < 0 || recordInShard >= recordCount()) {
+            throw new IndexOutOfBoundsException("record " + recordInShard + " of shard " + name() + " holding " + recordCount());
+        }
+        return view.wrap(this, recordInShard, globalRecord);
+    }
+
     public ShardStructure structure() {
         return structure;
     }

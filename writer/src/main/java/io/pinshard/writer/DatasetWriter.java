@@ -162,8 +162,34 @@ public final class DatasetWriter implements AutoCloseable {
 
     /** Finishes the last shard and writes the manifest atomically. */
     public DatasetManifest finish() throws IOException {
+        DatasetManifest manifest = writeManifest(directory, options, finishShards(), List.copyOf(rejected));
+        finished = true;
+        return manifest;
+    }
+
+    /**
+     * Finishes the last shard and returns every shard finished, writing no manifest: for a writer whose shards
+     * become part of a dataset that something else publishes (a Spark task's; the job writes the manifest).
+     */
+    public List<DatasetManifest.ShardEntry> finishShards() throws IOException {
         if (current != null) {
             finishShard();
+        }
+        return List.copyOf(shards);
+    }
+
+    /**
+     * Writes {@code directory}'s manifest, last and atomically (a directory without one is not a dataset): the
+     * totals of {@code shards} in their order, {@code options}' classes, preprocessing, writer and extra metadata.
+     */
+    public static DatasetManifest writeManifest(Path directory, DatasetWriterOptions options,
+                                                List<DatasetManifest.ShardEntry> shards,
+                                                List<DatasetManifest.Rejected> rejected) throws IOException {
+        long records = 0;
+        long bytes = 0;
+        for (DatasetManifest.ShardEntry shard : shards) {
+            records += shard.records();
+            bytes += shard.bytes();
         }
         Map<String, Object> metadata = new LinkedHashMap<>(options.manifestMetadata());
         metadata.put("preprocessing", options.preprocessing());
@@ -171,7 +197,6 @@ public final class DatasetWriter implements AutoCloseable {
         DatasetManifest manifest = new DatasetManifest(DatasetManifest.FORMAT, DatasetManifest.FORMAT_VERSION,
             records, bytes, options.classes(), List.copyOf(shards), metadata, List.copyOf(rejected));
         Durability.writeAtomically(directory.resolve(DatasetManifest.FILE_NAME), Json.pretty(manifest));
-        finished = true;
         return manifest;
     }
 

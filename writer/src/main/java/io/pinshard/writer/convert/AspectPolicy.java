@@ -7,5 +7,14 @@ package io.pinshard.writer.convert;
  * image is listed in the manifest's rejected list.
  */
 public enum AspectPolicy {
-    CROP, REJECT
+    CROP, REJECT;
+
+    /** {@code crop} or {@code reject}, any case. */
+    public static AspectPolicy parse(String text) {
+        try {
+            return valueOf(text.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown aspect policy '" + text + "' (expected crop or reject)");
+        }
+    }
 }

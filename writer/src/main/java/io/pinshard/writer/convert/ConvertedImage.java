@@ -6,14 +6,14 @@ import io.pinshard.format.Codec;
  * The outcome of converting one input: either a payload in its stored form (with its shape), or
  * the reason it was rejected ({@code rejectReason} non-null, payload null).
  */
-record ConvertedImage(Codec codec, byte[] payload, int height, int width, int channels, long inputBytes,
+public record ConvertedImage(Codec codec, byte[] payload, int height, int width, int channels, long inputBytes,
                       String rejectReason) {
 
-    static ConvertedImage rejected(String reason, long inputBytes) {
+    public static ConvertedImage rejected(String reason, long inputBytes) {
         return new ConvertedImage(null, null, 0, 0, 0, inputBytes, reason);
     }
 
-    boolean isRejected() {
+    public boolean isRejected() {
         return rejectReason != null;
     }
 }

@@ -30,7 +30,21 @@ import java.util.stream.Stream;
  * platform, and keep every other character of the file name (a {@code \} included).
  */
 public final class FolderLister {
+    /** The reason an image directly in the root of a labelled tree is rejected. */
+    public static final String NOT_IN_CLASS_FOLDER = "not inside a class folder (labels come from first-level folder names;"
+        + " use --labels none for unlabeled trees)";
+
     private FolderLister() {
+    }
+
+    /** Whether a file at {@code relativePath} ('/' between names) is skipped as this lister skips it: hidden or not an image. */
+    public static boolean ignored(String relativePath) {
+        return isHidden(relativePath) || !ImageExtensions.isImage(relativePath);
+    }
+
+    /** Whether a folder of this name is a class folder (its first-level folder names are the classes). */
+    public static boolean isClassFolder(String name) {
+        return !name.startsWith(".");
     }
 
     public static InputListing list(Path root, boolean labelled) throws IOException {
@@ -41,7 +55,7 @@ public final class FolderLister {
         if (labelled) {
             try (Stream<Path> children = Files.list(root)) {
                 children.filter(Files::isDirectory).map(p -> p.getFileName().toString())
-                    .filter(name -> !name.startsWith(".")).sorted().forEach(classes::add);
+                    .filter(FolderLister::isClassFolder).sorted().forEach(classes::add);
             } catch (AccessDeniedException e) {
                 throw new IOException("cannot list the input folder " + root + ": permission denied", e);
             }
@@ -52,7 +66,7 @@ public final class FolderLister {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                 String rel = key(root, file);
-                if (isHidden(rel) || !ImageExtensions.isImage(rel)) {
+                if (ignored(rel)) {
                     ignored[0]++;
                 } else if (attrs.isSymbolicLink()) {
                     found.add(new Found(rel, null, "cannot read: dangling symbolic link (its target does not exist)"));
@@ -96,8 +110,7 @@ public final class FolderLister {
             } else if (!labelled) {
                 items.add(InputItem.file(f.key, -1, f.file));
             } else if (slash < 0) {
-                items.add(InputItem.unusable(f.key, "not inside a class folder (labels come from first-level folder names;"
-                    + " use --labels none for unlabeled trees)"));
+                items.add(InputItem.unusable(f.key, NOT_IN_CLASS_FOLDER));
             } else {
                 items.add(InputItem.file(f.key, classes.indexOf(f.key.substring(0, slash)), f.file));
             }

@@ -42,8 +42,12 @@ import org.bytedeco.opencv.opencv_core.Scalar;
  * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), {@link ShorterSideResize}
  * (INTER_AREA) to the exact shorter side, the aspect guard, and the output codec. One instance per thread;
  * it keeps its read buffer between images. Any failure becomes a rejection with a reason.
+ *
+ * <p>Three ways in, one pipeline: {@link #convert(InputItem)} (a file or tar member, {@code pinshard convert}),
+ * {@link #convertEncoded} (encoded bytes already in memory, the Spark data source) and {@link #convertPixels}
+ * (decoded RGB pixels, which join after the decode step).
  */
-final class ImageProcessor {
+public final class ImageProcessor {
     private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
 
     private final ConvertOptions options;
@@ -51,12 +55,13 @@ final class ImageProcessor {
     private final RegionDecoder turbo;
     private ByteBuffer readBuffer;
 
-    ImageProcessor(ConvertOptions options) {
+    public ImageProcessor(ConvertOptions options) {
         this.options = options;
         this.turbo = TurboJpeg.available("conversion") ? new RegionDecoder() : null;
     }
 
-    ConvertedImage convert(InputItem item) {
+    /** Converts a file (or a slice of one, a tar member) that {@code item} names. */
+    public ConvertedImage convert(InputItem item) {
         if (item.problem() != null) {
             return ConvertedImage.rejected(item.problem(), 0);
         }
@@ -65,6 +70,77 @@ final class ImageProcessor {
         } catch (IOException | RuntimeException e) {
             return ConvertedImage.rejected("cannot read: " + describe(e), 0);
         }
+        return convertRead();
+    }
+
+    /**
+     * Converts {@code length} encoded bytes at {@code offset} of {@code content} (a file's bytes already in memory),
+     * with the same size limit, checks and reasons as {@link #convert(InputItem)}; the bytes are copied into this
+     * processor's direct read buffer first, so every decoder sees what it sees for a file.
+     */
+    public ConvertedImage convertEncoded(byte[] content, int offset, int length) {
+        if (length > options.maxInputBytes()) {
+            return ConvertedImage.rejected("cannot read: " + InputItem.tooLarge(length, options.maxInputBytes()), 0);
+        }
+        readBuffer = InputItem.ensureCapacity(readBuffer, length, options.maxInputBytes());
+        readBuffer.clear();
+        readBuffer.put(content, offset, length).flip();
+        return convertRead();
+    }
+
+    /**
+     * Converts decoded pixels (height x width x channels uint8, row-major; 1 = grey, 2 = grey + alpha, 3 = RGB,
+     * 4 = RGBA) through the steps after the decode: RGB (alpha composited on the background), the aspect guard,
+     * {@link ShorterSideResize} and the output codec. {@code pixels} must hold exactly that many bytes.
+     */
+    public ConvertedImage convertPixels(int height, int width, int channels, byte[] pixels) {
+        long expected = (long) height * width * channels;
+        if (height < 1 || width < 1 || channels < 1 || channels > 4 || expected > Integer.MAX_VALUE) {
+            return ConvertedImage.rejected("invalid shape " + height + "x" + width + "x" + channels
+                + " (height and width at least 1, 1 to 4 channels)", pixels == null ? 0 : pixels.length);
+        }
+        if (pixels == null || pixels.length != expected) {
+            return ConvertedImage.rejected("pixels hold " + (pixels == null ? 0 : pixels.length) + " bytes, the shape "
+                + height + "x" + width + "x" + channels + " needs " + expected, pixels == null ? 0 : pixels.length);
+        }
+        if ((long) height * width > options.maxPixels()) {
+            return ConvertedImage.rejected("image is " + width + "x" + height + " = " + (long) height * width
+                + " pixels, more than the limit of " + options.maxPixels() + " (--max-pixels)", pixels.length);
+        }
+        try (BytePointer bytes = new BytePointer(pixels);
+             Mat given = new Mat(height, width, org.bytedeco.opencv.global.opencv_core.CV_8UC(channels), bytes)) {
+            rejectIfTooWide(height, width);
+            // OpenCV's order is BGR(A); grey needs no swap.
+            Mat ordered = given;
+            if (channels >= 3) {
+                ordered = new Mat();
+                cvtColor(given, ordered, channels == 3 ? org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGB2BGR
+                    : org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGBA2BGRA);
+            }
+            try {
+                Mat bgr = toBgr8(ordered);
+                try {
+                    return encode(cropToAspect(ShorterSideResize.resize(bgr, height, width, options.shorterSide(),
+                        options.upscale())), pixels.length);
+                } finally {
+                    if (bgr != ordered) {
+                        bgr.close();
+                    }
+                }
+            } finally {
+                if (ordered != given) {
+                    ordered.close();
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            return ConvertedImage.rejected(e.getMessage(), pixels.length);
+        } catch (RuntimeException e) {
+            return ConvertedImage.rejected("cannot convert: " + describe(e), pixels.length);
+        }
+    }
+
+    /** The encoded image in {@link #readBuffer}: signature, header and decode checks, then the pipeline. */
+    private ConvertedImage convertRead() {
         long inputBytes = readBuffer.limit();
         if (inputBytes == 0) {
             return ConvertedImage.rejected("empty file (0 bytes)", 0);

@@ -29,6 +29,19 @@ public record InputItem(String key, int label, Path file, long offset, long leng
         return new InputItem(key, -1, null, 0, 0, problem);
     }
 
+    /** The reason an input of {@code size} bytes is refused (also for bytes handed over in memory). */
+    static String tooLarge(long size, long maxBytes) {
+        return "file is " + size + " bytes, larger than the limit of " + maxBytes;
+    }
+
+    /** {@code buffer}, or a larger direct one (at least 1 MiB, up to the limit) when it cannot hold {@code size} bytes. */
+    static ByteBuffer ensureCapacity(ByteBuffer buffer, long size, long maxBytes) {
+        if (buffer == null || buffer.capacity() < size) {
+            return ByteBuffer.allocateDirect((int) Math.max(size, Math.min(maxBytes, 1L << 20)));
+        }
+        return buffer;
+    }
+
     /**
      * Reads the encoded bytes into {@code into} (grown when too small; returned), positioned at 0
      * with the limit at the end of the data.
@@ -43,12 +56,9 @@ public record InputItem(String key, int label, Path file, long offset, long leng
                     + " holds only " + channel.size());
             }
             if (size > maxBytes) {
-                throw new IOException("file is " + size + " bytes, larger than the limit of " + maxBytes);
+                throw new IOException(tooLarge(size, maxBytes));
             }
-            ByteBuffer buffer = into;
-            if (buffer == null || buffer.capacity() < size) {
-                buffer = ByteBuffer.allocateDirect((int) Math.max(size, Math.min(maxBytes, 1L << 20)));
-            }
+            ByteBuffer buffer = ensureCapacity(into, size, maxBytes);
             buffer.clear().limit((int) size);
             long position = offset;
             while (buffer.hasRemaining()) {

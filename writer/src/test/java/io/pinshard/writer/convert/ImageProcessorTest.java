@@ -266,4 +266,55 @@ class ImageProcessorTest {
         ConvertedImage missing = new ImageProcessor(raw).convert(InputItem.file("gone.jpg", 0, dir.resolve("gone.jpg")));
         assertTrue(missing.rejectReason().startsWith("cannot read: "), missing.rejectReason());
     }
+
+    /** Encoded bytes in memory (the Spark data source's way in) give what the same bytes in a file give. */
+    @Test
+    void encodedBytesConvertAsTheSameFileDoes() throws IOException {
+        byte[] jpeg = TestImageFiles.jpeg(TestImageFiles.gradient(300, 500, 3, 3, 8), 300, 500, 3);
+        byte[] png = TestImageFiles.png(TestImageFiles.gradient(120, 90, 4, 5, 8), 120, 90, 4);
+        String[] names = {"a.jpg", "b.png", "truncated.jpg", "text.jpg", "empty.png"};
+        byte[][] inputs = {jpeg, png, Arrays.copyOf(jpeg, jpeg.length / 2), "not a picture".getBytes(), new byte[0]};
+        ImageProcessor processor = new ImageProcessor(raw);
+        for (int i = 0; i < names.length; i++) {
+            ConvertedImage fromFile = convert(raw, names[i], inputs[i]);
+            byte[] padded = new byte[inputs[i].length + 7];
+            System.arraycopy(inputs[i], 0, padded, 3, inputs[i].length);
+            ConvertedImage inMemory = processor.convertEncoded(padded, 3, inputs[i].length);
+            assertEquals(fromFile.rejectReason(), inMemory.rejectReason(), names[i]);
+            assertArrayEquals(fromFile.payload(), inMemory.payload(), names[i]);
+            assertEquals(fromFile.codec(), inMemory.codec(), names[i]);
+        }
+        ConvertedImage tooLarge = new ImageProcessor(new ConvertOptions(32, false, 0, AspectPolicy.CROP, OutputCodec.RAW, 90,
+            ConvertOptions.defaults().shardBytes(), 1, 100, 2, ConvertOptions.DEFAULT_MAX_PIXELS)).convertEncoded(jpeg, 0, jpeg.length);
+        assertEquals("cannot read: file is " + jpeg.length + " bytes, larger than the limit of 100", tooLarge.rejectReason());
+    }
+
+    /**
+     * Decoded pixels (RGB order) join the pipeline after the decode: for a lossless PNG of the same pixels the
+     * result is the file's, byte for byte, for grey, RGB and RGBA (composited on white); bad shapes are rejected.
+     */
+    @Test
+    void decodedPixelsConvertAsTheLosslessFileOfThemDoes() throws IOException {
+        ImageProcessor processor = new ImageProcessor(raw.withMaxAspect(1.2, AspectPolicy.CROP));
+        for (int channels : new int[] {1, 3, 4}) {
+            byte[] opencvOrder = TestImageFiles.gradient(90, 140, channels, channels, 20);
+            byte[] rgbOrder = opencvOrder.clone();
+            for (int i = 0; channels >= 3 && i < rgbOrder.length; i += channels) { // BGR(A) -> RGB(A)
+                rgbOrder[i] = opencvOrder[i + 2];
+                rgbOrder[i + 2] = opencvOrder[i];
+            }
+            ConvertedImage fromFile = TestImageFiles.convertFile(dir, raw.withMaxAspect(1.2, AspectPolicy.CROP),
+                "p" + channels + ".png", TestImageFiles.png(opencvOrder, 90, 140, channels));
+            ConvertedImage fromPixels = processor.convertPixels(90, 140, channels, rgbOrder);
+            assertNull(fromPixels.rejectReason(), "channels " + channels);
+            assertEquals(32, fromPixels.height());
+            assertEquals(38, fromPixels.width(), "cropped to 1.2 x the shorter side");
+            assertArrayEquals(fromFile.payload(), fromPixels.payload(), "channels " + channels);
+        }
+        assertEquals("pixels hold 5 bytes, the shape 2x2x1 needs 4", processor.convertPixels(2, 2, 1, new byte[5]).rejectReason());
+        assertTrue(processor.convertPixels(2, 2, 5, new byte[20]).rejectReason().startsWith("invalid shape 2x2x5"));
+        assertTrue(processor.convertPixels(0, 2, 3, new byte[0]).rejectReason().startsWith("invalid shape 0x2x3"));
+        assertTrue(new ImageProcessor(raw.withMaxAspect(2, AspectPolicy.REJECT)).convertPixels(10, 30, 1, new byte[300])
+            .rejectReason().startsWith("aspect ratio 3.00 exceeds --max-aspect"));
+    }
 }

@@ -1,13 +1,13 @@
-package io.pinshard.cli;
+package io.pinshard.writer.convert;
 
 import java.util.Locale;
 
-/** Parses sizes such as {@code 268435456}, {@code 256MiB}, {@code 64M} or {@code 1GiB} (powers of 1024). */
-final class SizeParser {
+/** The {@code --shard-size} syntax (convert and the Spark data source): parses sizes such as {@code 268435456}, {@code 256MiB}, {@code 64M} or {@code 1GiB} (powers of 1024). */
+public final class SizeParser {
     private SizeParser() {
     }
 
-    static long parse(String text) {
+    public static long parse(String text) {
         String t = text.trim().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
         long unit = 1;
         if (!t.isEmpty()) {

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the same conversion of the real photographs by Spark local[2] through the pinshard data
+# source (PinshardSparkConvert, a fresh JVM with Spark's startup counted) and by `pinshard convert --workers 2`,
+# alternating ROUNDS times; prints every run's wall time, the best and the median of each, and their ratios. A third
+# job, Spark converting one image, shows Spark's fixed cost (JVM, SparkContext, planning, codegen), which larger inputs
+# amortise: the per-image part is what the data source adds.
+# Usage: scripts/bench-spark-convert.sh [REPEAT] [ROUNDS]   (REPEAT copies of the cached photos, default 2; ROUNDS default 3)
+# Env: PINSHARD_PHOTOS (photo cache), BENCH_DIR (scratch, default /tmp/pinshard-bench-spark), CODEC (default auto),
+#      PARTITIONS (Spark tasks, default PinshardSparkConvert's: 4 per core).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repeat="${1:-2}"
+rounds="${2:-3}"
+codec="${CODEC:-auto}"
+photos="$("$root/scripts/fetch-photos.sh")"
+work="${BENCH_DIR:-/tmp/pinshard-bench-spark}"
+rm -rf "$work" && mkdir -p "$work/in"
+# REPEAT copies of every photo as symlinks (the page cache holds one copy: this measures CPU, not disk).
+find "$photos" -type f \( -iname '*.jpg' -o -iname '*.png' \) | sort | while read -r f; do
+  class="$(basename "$(dirname "$f")")"
+  mkdir -p "$work/in/$class"
+  for i in $(seq 1 "$repeat"); do ln -s "$f" "$work/in/$class/copy$i-$(basename "$f")"; done
+done
+count="$(find "$work/in" -type l | wc -l)"
+mkdir -p "$work/one/class" && ln -s "$(find "$work/in" -type l -name '*.jpg' | sort | head -1)" "$work/one/class/"
+"$root/pinshard" --version >/dev/null  # build the cli jar outside the timings
+# The spark module and its class path (Spark is 'provided': the test scope has it); one SLF4J provider, Spark's.
+(cd "$root" && mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true -pl spark -am package dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile="$work/cp.txt" >&2)
+cp="$root/spark/target/classes:$(tr ':' '\n' <"$work/cp.txt" | grep -v -e slf4j-simple -e junit -e opentest4j -e apiguardian | paste -sd:)"
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+read -r -a spark_flags <<< "$("$root/scripts/jvm-flags.sh" --spark "$java_bin")"
+cat "$photos"/*/* >/dev/null  # warm the page cache
+results="$work/results.txt"
+: >"$results"
+TIMEFORMAT='%R %U %S'
+measure() { # name, command...
+  local name="$1"; shift
+  local t
+  t="$( { time "$@" >"$work/$name.log" 2>&1; } 2>&1 )"
+  echo "$name $t" >>"$results"
+}
+spark_args=()
+if [[ -n "${PARTITIONS:-}" ]]; then spark_args=(--partitions "$PARTITIONS"); fi
+for round in $(seq 1 "$rounds"); do
+  rm -rf "$work/out-convert" "$work/out-spark" "$work/out-spark-one"
+  measure convert "$root/pinshard" convert "$work/in" -o "$work/out-convert" --workers 2 --codec "$codec" --progress none
+  measure spark "$java_bin" "${spark_flags[@]}" -Dspark.master='local[2]' -Dspark.ui.enabled=false \
+    -Dspark.driver.host=127.0.0.1 -Dlog4j2.configurationFile="$root/spark/src/test/resources/log4j2.properties" \
+    -cp "$cp" io.pinshard.spark.PinshardSparkConvert "$work/in" -o "$work/out-spark" --codec "$codec" "${spark_args[@]}"
+  measure spark-1-image "$java_bin" "${spark_flags[@]}" -Dspark.master='local[2]' -Dspark.ui.enabled=false \
+    -Dspark.driver.host=127.0.0.1 -Dlog4j2.configurationFile="$root/spark/src/test/resources/log4j2.properties" \
+    -cp "$cp" io.pinshard.spark.PinshardSparkConvert "$work/one" -o "$work/out-spark-one" --codec "$codec"
+done
+"$root/pinshard" verify "$work/out-spark" >/dev/null || { echo "bench-spark-convert: the Spark dataset does not verify" >&2; exit 1; }
+echo "inputs: $count images ($repeat x the photos of $photos), codec $codec, shorter side 320, $(nproc) cores,"
+echo "$("$java_bin" -version 2>&1 | head -1), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $rounds alternating rounds."
+grep -h "images in\|shard(s)" "$work/spark.log" | sed 's/^/spark: /'
+echo
+echo "| job | runs (wall s) | best wall s | median wall s | CPU s of the best (user+sys) |"
+echo "|---|---|---|---|---|"
+for name in convert spark spark-1-image; do
+  runs="$(awk -v n="$name" '$1==n {printf "%s ", $2}' "$results")"
+  best_line="$(awk -v n="$name" '$1==n' "$results" | sort -k2 -g | head -1)"
+  median="$(awk -v n="$name" '$1==n {print $2}' "$results" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  read -r _ real user sys <<<"$best_line"
+  printf '| %s | %s| %s | %s | %.1f |\n' "$name" "$runs" "$real" "$median" "$(echo "$user + $sys" | bc)"
+  eval "best_${name//-/_}=$real; median_${name//-/_}=$median"
+done
+echo
+printf 'spark / convert: %.2fx (best), %.2fx (median); the goal is 1.3x or less\n' \
+  "$(echo "$best_spark / $best_convert" | bc -l)" "$(echo "$median_spark / $median_convert" | bc -l)"
+printf 'less Spark'"'"'s fixed cost (the one-image job): %.2fx (best), %.2fx (median)\n' \
+  "$(echo "($best_spark - $best_spark_1_image) / $best_convert" | bc -l)" \
+  "$(echo "($median_spark - $median_spark_1_image) / $median_convert" | bc -l)"
