@@ -147,6 +147,9 @@ final class ConvertCommand implements Callable<Integer> {
             .withShardBytes(SizeParser.parse(shardSize))
             .withWorkers(workers != null ? workers : Runtime.getRuntime().availableProcessors());
         S3Location remote = S3Location.isRemote(outputArg) ? S3Location.parse(outputArg) : null;
+        if (remote == null && (staging != null || keepStaging)) {
+            throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
+        }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
         PartSpec partSpec = part == null ? null : PartSpec.parse(part);
         if (!Files.exists(input)) {

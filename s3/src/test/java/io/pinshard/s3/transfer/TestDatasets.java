@@ -11,13 +11,13 @@ import java.util.Random;
 import java.util.stream.Stream;
 import org.agrona.concurrent.UnsafeBuffer;
 
-/** Small real datasets for the push and pull tests: random (incompressible) raw pixels over two classes. */
-final class TestDatasets {
+/** Small real datasets for the push and pull tests (the cli's too): random (incompressible) raw pixels, two classes. */
+public final class TestDatasets {
     private TestDatasets() {
     }
 
     /** {@code count} images of {@code side} x {@code side} x 3 in shards of about {@code shardBytes}. */
-    static Path write(Path dir, int count, int side, long shardBytes, long seed) throws IOException {
+    public static Path write(Path dir, int count, int side, long shardBytes, long seed) throws IOException {
         DatasetWriterOptions options = DatasetWriterOptions.defaults().withClasses(List.of("cat", "dog"))
             .withTargetShardBytes(shardBytes);
         Random random = new Random(seed);
@@ -33,7 +33,7 @@ final class TestDatasets {
     }
 
     /** The dataset's files (manifest and shards) by name, in name order. */
-    static List<Path> files(Path dir) throws IOException {
+    public static List<Path> files(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(Files::isRegularFile).sorted().toList();
         }
