@@ -9,7 +9,6 @@ import io.pinshard.s3.transfer.PullResult;
 import io.pinshard.s3.transfer.TransferException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -51,9 +50,8 @@ final class PullCommand implements Callable<Integer> {
     @Mixin
     S3OptionsMixin s3 = new S3OptionsMixin();
 
-    @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, "
-        + "else a log line every 10 s).")
-    ConvertProgressReporter.Mode progress;
+    @Mixin
+    TransferProgressOption progress = new TransferProgressOption();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -63,13 +61,11 @@ final class PullCommand implements Callable<Integer> {
         S3Location from = S3Location.parse(source);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
         PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force);
         long start = System.nanoTime();
         PullResult result;
         try (S3Client client = S3Clients.create(s3.settings());
-             TransferProgressReporter reporter = new TransferProgressReporter("pull", mode, System.err,
-                 Duration.ofSeconds(10))) {
+             TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
         } catch (TransferException e) {
             err.println("pinshard pull: " + Printable.escape(e.getMessage()));

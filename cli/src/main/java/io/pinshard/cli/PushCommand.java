@@ -9,13 +9,11 @@ import io.pinshard.s3.transfer.PushResult;
 import io.pinshard.s3.transfer.TransferException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -47,9 +45,8 @@ final class PushCommand implements Callable<Integer> {
     @Mixin
     S3OptionsMixin s3 = new S3OptionsMixin();
 
-    @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, "
-        + "else a log line every 10 s).")
-    ConvertProgressReporter.Mode progress;
+    @Mixin
+    TransferProgressOption progress = new TransferProgressOption();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -57,19 +54,17 @@ final class PushCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         S3Location to = S3Location.parse(destination);
-        return push(directory, to, s3, push.options(), progress, spec.commandLine().getOut(),
+        return push(directory, to, s3, push.options(), progress.mode(), spec.commandLine().getOut(),
             spec.commandLine().getErr(), "push");
     }
 
     /** Pushes and prints the outcome; shared with {@code convert --output s3://}. */
     static int push(Path directory, S3Location to, S3OptionsMixin s3, PushOptions options,
-                    ConvertProgressReporter.Mode progress, PrintWriter out, PrintWriter err, String command) {
-        ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
+                    ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err, String command) {
         long start = System.nanoTime();
         PushResult result;
         try (S3Client client = S3Clients.create(s3.settings());
-             TransferProgressReporter reporter = new TransferProgressReporter("push", mode, System.err,
-                 Duration.ofSeconds(10))) {
+             TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
             result = new DatasetPush(client, options, reporter).push(directory, to);
         } catch (TransferException e) {
             err.println("pinshard " + command + ": " + Printable.escape(e.getMessage()));

@@ -16,11 +16,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -136,42 +131,8 @@ public final class DatasetPull {
     private Tally downloadShards(S3Location from, Path directory, Path staging, DatasetManifest manifest,
                                  ShardInstaller installer) {
         Tally tally = new Tally();
-        AtomicInteger threadNumber = new AtomicInteger();
-        int count = manifest.shards().size();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.threads(), Math.max(1, count)), r -> {
-            Thread t = new Thread(r, "pinshard-pull-" + threadNumber.getAndIncrement());
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                int position = i;
-                futures.add(pool.submit(() -> downloadShard(from, directory, staging, manifest, installer, position,
-                    tally)));
-            }
-            for (Future<?> future : futures) {
-                try {
-                    future.get();
-                } catch (ExecutionException e) {
-                    pool.shutdownNow();
-                    if (e.getCause() instanceof RuntimeException runtime) {
-                        throw runtime;
-                    }
-                    throw new TransferException("pull from " + from + " failed: " + e.getCause(), e.getCause());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new TransferException("pull from " + from + " interrupted", e);
-                }
-            }
-        } finally {
-            pool.shutdownNow();
-            try {
-                pool.awaitTermination(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ShardPool.forEach(manifest.shards().size(), options.threads(), "pinshard-pull", "pull from " + from,
+            position -> downloadShard(from, directory, staging, manifest, installer, position, tally));
         return tally;
     }
 

@@ -22,11 +22,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -144,41 +139,10 @@ public final class DatasetPush {
 
     private Tally uploadShards(Path directory, S3Location to, DatasetManifest manifest) {
         Tally tally = new Tally();
-        AtomicInteger threadNumber = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.threads(),
-            Math.max(1, manifest.shards().size())), r -> {
-                Thread t = new Thread(r, "pinshard-push-" + threadNumber.getAndIncrement());
-                t.setDaemon(true);
-                return t;
-            });
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (DatasetManifest.ShardEntry entry : manifest.shards()) {
-                futures.add(pool.submit(() -> uploadShard(directory.resolve(entry.file()), to, entry, tally)));
-            }
-            for (Future<?> future : futures) {
-                try {
-                    future.get();
-                } catch (ExecutionException e) {
-                    pool.shutdownNow();
-                    Throwable cause = e.getCause();
-                    if (cause instanceof RuntimeException runtime) {
-                        throw runtime;
-                    }
-                    throw new TransferException("push to " + to + " failed: " + cause, cause);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new TransferException("push to " + to + " interrupted", e);
-                }
-            }
-        } finally {
-            pool.shutdownNow();
-            try {
-                pool.awaitTermination(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ShardPool.forEach(manifest.shards().size(), options.threads(), "pinshard-push", "push to " + to, position -> {
+            DatasetManifest.ShardEntry entry = manifest.shards().get(position);
+            uploadShard(directory.resolve(entry.file()), to, entry, tally);
+        });
         return tally;
     }
 
@@ -208,18 +172,7 @@ public final class DatasetPush {
     }
 
     private HeadObjectResponse head(S3Location to, String name) {
-        try {
-            return s3.headObject(b -> b.bucket(to.bucket()).key(to.key(name)));
-        } catch (NoSuchKeyException e) {
-            return null;
-        } catch (S3Exception e) {
-            if (e.statusCode() == 404) {
-                return null;
-            }
-            throw failed(to, name, e);
-        } catch (SdkException e) {
-            throw failed(to, name, e);
-        }
+        return absentAsNull(to, name, () -> s3.headObject(b -> b.bucket(to.bucket()).key(to.key(name))));
     }
 
     private void uploadWhole(Path file, S3Location to, DatasetManifest.ShardEntry entry) {
@@ -340,8 +293,14 @@ public final class DatasetPush {
     }
 
     private byte[] getIfPresent(S3Location to, String name) {
+        return absentAsNull(to, name,
+            () -> s3.getObjectAsBytes(b -> b.bucket(to.bucket()).key(to.key(name))).asByteArray());
+    }
+
+    /** The request's answer, or null when the object is not there (404). */
+    private static <T> T absentAsNull(S3Location to, String name, Supplier<T> request) {
         try {
-            return s3.getObjectAsBytes(b -> b.bucket(to.bucket()).key(to.key(name))).asByteArray();
+            return request.get();
         } catch (NoSuchKeyException e) {
             return null;
         } catch (S3Exception e) {
