@@ -147,7 +147,8 @@ class PushPullCommandTest {
         Path pulled = tmp.resolve("pulled");
         CommandTestSupport.Result pull = run("pull", to, pulled.toString(), "--progress", "none");
         assertEquals(1, pull.exitCode());
-        assertTrue(pull.err().contains(to + "/" + file + ": downloaded shard " + file + " CRC32C is "), pull.err());
+        assertTrue(pull.err().contains(to + "/" + file + ": the download failed its checks (" + file
+            + ": file CRC32C is "), pull.err());
         assertFalse(Files.exists(pulled.resolve(DatasetManifest.FILE_NAME)));
         assertFalse(Files.exists(pulled.resolve(file)));
         assertEquals(2, CommandTestSupport.run("verify", pulled.toString()).exitCode(), "not a dataset");

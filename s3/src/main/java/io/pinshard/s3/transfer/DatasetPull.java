@@ -61,16 +61,18 @@ public final class DatasetPull {
         Path staging = directory.resolve(STAGING);
         DatasetManifest manifest;
         try {
-            Files.createDirectories(staging);
-            Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);
-            manifest = Json.readManifest(staging, false);
+            manifest = Json.parseManifest(manifestBytes, from.toString());
         } catch (ShardFormatException e) {
             throw new TransferException(manifestUri + ": " + e.detail(), e);
+        }
+        try {
+            Files.createDirectories(staging);
+            Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);
         } catch (IOException e) {
             throw new TransferException("cannot write " + staging + ": " + e, e);
         }
         boolean same = prepareDirectory(directory, manifest, manifestBytes);
-        ShardInstaller installer = new ShardInstaller(manifest);
+        ShardInstaller installer = new ShardInstaller(manifest, from.toString());
         progress.started(manifest.shards().size(), manifest.bytes(), 0);
         Tally tally = downloadShards(from, directory, staging, manifest, installer);
         try {
