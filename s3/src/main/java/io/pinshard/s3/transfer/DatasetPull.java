@@ -43,6 +43,7 @@ public final class DatasetPull {
     private final PullOptions options;
     private final TransferProgress progress;
 
+    /** A pull through {@code s3} (not closed here), reporting to {@code progress}. */
     public DatasetPull(S3Client s3, PullOptions options, TransferProgress progress) {
         this.s3 = s3;
         this.options = options;
@@ -64,6 +65,13 @@ public final class DatasetPull {
             manifest = Json.parseManifest(manifestBytes, from.toString());
         } catch (ShardFormatException e) {
             throw new TransferException(manifestUri + ": " + e.detail(), e);
+        }
+        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
+            // Plain unique names are the manifest rules'; these two would land on the pull's own files.
+            if (entry.file().equals(DatasetManifest.FILE_NAME) || entry.file().equals(STAGING)) {
+                throw new TransferException(manifestUri + ": lists a shard named " + entry.file()
+                    + ", which a pull cannot write");
+            }
         }
         try {
             Files.createDirectories(staging);

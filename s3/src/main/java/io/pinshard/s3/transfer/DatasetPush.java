@@ -63,6 +63,7 @@ public final class DatasetPush {
     private final PushOptions options;
     private final TransferProgress progress;
 
+    /** A push through {@code s3} (not closed here), reporting to {@code progress}. */
     public DatasetPush(S3Client s3, PushOptions options, TransferProgress progress) {
         this.s3 = s3;
         this.options = options;
