@@ -175,6 +175,30 @@ class PushPullCommandTest {
     }
 
     @Test
+    void aConvertWhosePushFailedKeepsItsStagingAndTheSameCommandFinishesIt() throws IOException {
+        Path input = ConvertFixtures.imageFolder(tmp.resolve("images"));
+        Path staging = tmp.resolve("staging");
+        String to = "s3://" + bucket + "-later/converted";
+        String[] args = {"convert", input.toString(), "-o", to, "--staging", staging.toString(), "--shorter-side",
+            "32", "--shard-size", "4KiB", "--progress", "none", "--workers", "2"};
+        CommandTestSupport.Result failed = run(args);
+        assertEquals(1, failed.exitCode(), failed.out());
+        assertTrue(failed.err().contains("s3://" + bucket + "-later/converted/manifest.json"), failed.err());
+        assertTrue(failed.err().contains("stays in " + staging), failed.err());
+        assertTrue(Files.exists(staging.resolve(DatasetManifest.FILE_NAME)));
+
+        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+            s3.createBucket(b -> b.bucket(bucket + "-later"));
+        }
+        CommandTestSupport.Result resumed = run(args);
+        assertEquals(0, resumed.exitCode(), resumed.err());
+        assertTrue(resumed.out().contains("already a finished dataset of this conversion"), resumed.out());
+        assertTrue(resumed.out().contains("manifest written last"), resumed.out());
+        assertFalse(Files.exists(staging));
+        assertSecretNeverPrinted();
+    }
+
+    @Test
     void badDestinationsAreUsageErrors() throws IOException {
         Path local = tmp.resolve("local");
         CommandTestSupport.writeDataset(local, 5);
