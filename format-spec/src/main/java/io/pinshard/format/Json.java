@@ -79,4 +79,22 @@ public final class Json {
         ManifestRules.check(dir, manifest);
         return manifest;
     }
+
+    /**
+     * Parses and sanity-checks a manifest fetched from elsewhere (object storage), as {@link #readManifest(Path)}
+     * checks one read from a directory.
+     *
+     * @param dataset how errors name the dataset, e.g. {@code s3://bucket/prefix}
+     */
+    public static DatasetManifest parseManifest(byte[] bytes, String dataset) {
+        DatasetManifest manifest;
+        try {
+            manifest = MAPPER.readValue(bytes, DatasetManifest.class);
+        } catch (IOException e) {
+            throw new ShardFormatException(Kind.BAD_MANIFEST, dataset, null, -1,
+                "cannot parse " + DatasetManifest.FILE_NAME + ": " + e.getMessage(), e);
+        }
+        ManifestRules.check(dataset, manifest);
+        return manifest;
+    }
 }

@@ -18,7 +18,10 @@ public final class ManifestRules {
     }
 
     static void check(Path dir, DatasetManifest manifest) {
-        String name = dir.toString();
+        check(dir.toString(), manifest);
+    }
+
+    static void check(String name, DatasetManifest manifest) {
         if (manifest == null || !DatasetManifest.FORMAT.equals(manifest.format())) {
             throw bad(name, "format is not \"" + DatasetManifest.FORMAT + "\"", Kind.BAD_MANIFEST);
         }

@@ -4,6 +4,7 @@ import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import java.io.BufferedReader;
@@ -12,6 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.stream.Stream;
 import org.agrona.CloseHelper;
 
@@ -24,30 +28,130 @@ import org.agrona.CloseHelper;
  * and waits for reads in progress (those between {@link #acquire()} and {@link #release()}, and each
  * {@link #record}, {@link RecordDecoder#decode} or key/payload read of a {@link RecordView}) before it unmaps;
  * everything after it throws {@link IllegalStateException} "dataset ... is closed".
+ *
+ * <p>Streamed datasets ({@link #open(String)} of a remote location such as {@code s3://bucket/prefix}, through a
+ * {@link ShardSource} that is not {@link ShardSource#local() local}): shards are mapped on first use
+ * ({@link #load}, which blocks while the source fetches and verifies the file) and may be let go again
+ * ({@link #evict}: the loader's prefetcher does so under the source's cache limit). Each shard then has its own
+ * read guard: evicting waits for the reads inside that shard, and a read that finds its shard evicted maps it
+ * again, so no read ever touches an unmapped shard. The per-codec largest sizes grow as shards are mapped.
  */
 public final class Dataset implements AutoCloseable {
     private final Path directory;
+    private final String location;
     private final DatasetManifest manifest;
     private final MappedShard[] shards;
+    /** Streamed datasets only (else null): the shards mapped now, null where not. */
+    private final AtomicReferenceArray<MappedShard> streamed;
+    private final Object[] shardLocks;
+    private final ShardSource source;
+    private final RecordLimits limits;
+    private final int[] expectedNumbers;
     private final long[] firstRecord;
     private final long size;
     private final ReadGuard guard;
     private final long[] maxPayloadBytes = new long[Codec.values().length];
     private final long[] maxDecodedBytes = new long[Codec.values().length];
+    /** A local source handed to {@link #open(ShardSource)}: closed with the dataset. */
+    private ShardSource ownedSource;
 
     private Dataset(Path directory, DatasetManifest manifest, MappedShard[] shards, long[] firstRecord) {
         this.directory = directory;
+        this.location = directory.toString();
         this.manifest = manifest;
         this.shards = shards;
+        this.streamed = null;
+        this.shardLocks = null;
+        this.source = null;
+        this.limits = null;
+        this.expectedNumbers = null;
         this.firstRecord = firstRecord;
         this.size = firstRecord[shards.length];
         this.guard = new ReadGuard("dataset " + directory);
         for (MappedShard shard : shards) {
-            for (Codec codec : Codec.values()) {
-                maxPayloadBytes[codec.id()] = Math.max(maxPayloadBytes[codec.id()], shard.maxPayloadBytes(codec));
-                maxDecodedBytes[codec.id()] = Math.max(maxDecodedBytes[codec.id()], shard.maxDecodedBytes(codec));
+            grow(shard);
+        }
+    }
+
+    /** A streamed dataset over {@code source}: nothing mapped yet. */
+    private Dataset(ShardSource source) {
+        this.directory = source.directory();
+        this.location = source.location();
+        this.manifest = source.manifest();
+        List<DatasetManifest.ShardEntry> entries = manifest.shards();
+        this.shards = null;
+        this.streamed = new AtomicReferenceArray<>(entries.size());
+        this.shardLocks = new Object[entries.size()];
+        Arrays.setAll(shardLocks, i -> new Object());
+        this.source = source;
+        this.limits = RecordLimits.of(manifest);
+        this.expectedNumbers = ManifestRules.expectedShardNumbers(entries);
+        this.firstRecord = new long[entries.size() + 1];
+        for (int i = 0; i < entries.size(); i++) {
+            firstRecord[i + 1] = firstRecord[i] + entries.get(i).records();
+        }
+        this.size = firstRecord[entries.size()];
+        this.guard = new ReadGuard("dataset " + location);
+    }
+
+    private synchronized void grow(MappedShard shard) {
+        for (Codec codec : Codec.values()) {
+            maxPayloadBytes[codec.id()] = Math.max(maxPayloadBytes[codec.id()], shard.maxPayloadBytes(codec));
+            maxDecodedBytes[codec.id()] = Math.max(maxDecodedBytes[codec.id()], shard.maxDecodedBytes(codec));
+        }
+    }
+
+    /**
+     * Opens a dataset at {@code location}: a local directory, or a remote location such as
+     * {@code s3://bucket/prefix} served by a {@link ShardSourceProvider} on the class path (module {@code s3}) with
+     * its default settings (see {@link #open(String, Map)}).
+     */
+    public static Dataset open(String location) {
+        return open(location, Map.of());
+    }
+
+    /**
+     * Opens a dataset at {@code location} (see {@link #open(String)}); {@code options} go to the remote provider
+     * (for {@code s3://}: endpoint, region, pathStyle, cacheDir, cacheLimit) and are ignored for a directory.
+     *
+     * @throws IllegalArgumentException when no provider on the class path serves the location's scheme
+     */
+    public static Dataset open(String location, Map<String, String> options) {
+        int scheme = location.indexOf("://");
+        if (scheme < 1) {
+            return open(Path.of(location));
+        }
+        String prefix = location.substring(0, scheme + 3);
+        for (ShardSourceProvider provider : ServiceLoader.load(ShardSourceProvider.class)) {
+            if (provider.scheme().equals(prefix)) {
+                return open(provider.open(location, options));
             }
         }
+        throw new IllegalArgumentException("cannot open " + location + ": no module on the class path serves "
+            + prefix + " locations (" + prefix + " needs pinshard-s3, which the pinshard CLI includes)");
+    }
+
+    /**
+     * Opens the dataset {@code source} serves and takes ownership of it (closing the dataset closes the source). A
+     * {@link ShardSource#local() local} source is opened as {@link #open(Path)} opens its directory; any other
+     * is streamed: shards are mapped on first use.
+     */
+    public static Dataset open(ShardSource source) {
+        try {
+            if (source.local()) {
+                Dataset local = open(source.directory());
+                return local.withSource(source);
+            }
+            return new Dataset(source);
+        } catch (Throwable e) {
+            CloseHelper.quietClose(source);
+            throw e;
+        }
+    }
+
+    private Dataset withSource(ShardSource owned) {
+        this.ownedSource = owned;
+        return this;
     }
 
     /** Opens a dataset, checking the index checksum of every shard. */
@@ -103,8 +207,34 @@ public final class Dataset implements AutoCloseable {
         return new Dataset(directory, manifest, shards, firstRecord);
     }
 
+    /** The local directory the shard files are in: the dataset's own, or for a streamed one its cache directory. */
     public Path directory() {
         return directory;
+    }
+
+    /** How messages name the dataset: its directory, or its remote location ({@code s3://bucket/prefix}). */
+    public String location() {
+        return location;
+    }
+
+    /** Whether shards are mapped on demand from a remote source (see the class comment). */
+    public boolean isStreamed() {
+        return streamed != null;
+    }
+
+    /** Bytes of shards the source lets this process hold at once ({@link Long#MAX_VALUE}: no limit). */
+    public long cacheLimitBytes() {
+        return source == null ? Long.MAX_VALUE : source.limitBytes();
+    }
+
+    /** Bytes the source has downloaded so far (0 for a local dataset). */
+    public long bytesFetched() {
+        return source == null ? 0 : source.bytesFetched();
+    }
+
+    /** Length of shard {@code index}'s file, from the manifest. */
+    public long shardBytes(int index) {
+        return manifest.shards().get(index).bytes();
     }
 
     public DatasetManifest manifest() {
@@ -121,12 +251,102 @@ public final class Dataset implements AutoCloseable {
     }
 
     public int shardCount() {
-        return shards.length;
+        return firstRecord.length - 1;
     }
 
+    /** Shard {@code index}, mapped (a streamed dataset maps it now if it is not: see {@link #load}). */
     public MappedShard shard(int index) {
-        return shards[index];
+        return streamed == null ? shards[index] : loaded(index);
     }
+
+    /** Whether shard {@code index} is mapped now (always, unless streamed). */
+    public boolean isLoaded(int index) {
+        return streamed == null || streamed.get(index) != null;
+    }
+
+    private MappedShard loaded(int index) {
+        MappedShard mapped = streamed.get(index);
+        return mapped != null ? mapped : load(index);
+    }
+
+    /**
+     * Maps shard {@code index} unless it is mapped: for a streamed dataset the source fetches and verifies it
+     * first (blocking), and the mapped shard is checked like every shard at {@link #open(Path)} (structure, index
+     * entries against the dataset's limits, record count and shard number against the manifest).
+     *
+     * @throws ShardFormatException naming the shard (and its remote object) when it cannot be had or is corrupt
+     * @throws IllegalStateException when the dataset is closed
+     */
+    public MappedShard load(int index) {
+        if (streamed == null) {
+            return shards[index];
+        }
+        MappedShard mapped = streamed.get(index);
+        if (mapped != null) {
+            return mapped;
+        }
+        if (guard.isClosed()) {
+            throw guard.closedException();
+        }
+        Path file = source.acquire(index); // outside the lock: the source itself fetches each shard once
+        synchronized (shardLocks[index]) {
+            mapped = streamed.get(index);
+            if (mapped != null) {
+                return mapped;
+            }
+            if (guard.isClosed()) {
+                throw guard.closedException();
+            }
+            DatasetManifest.ShardEntry entry = manifest.shards().get(index);
+            try {
+                mapped = MappedShard.open(file, location, true, limits);
+            } catch (RuntimeException | Error e) {
+                source.release(index);
+                throw e;
+            }
+            try {
+                if (mapped.recordCount() != entry.records()) {
+                    throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location, entry.file(), -1, "shard holds "
+                        + mapped.recordCount() + " records, the manifest says " + entry.records(), null);
+                }
+                ManifestRules.checkShardNumber(location, entry.file(), expectedNumbers[index],
+                    mapped.structure().shardNumber());
+            } catch (RuntimeException e) {
+                mapped.close();
+                source.release(index);
+                throw e;
+            }
+            grow(mapped);
+            streamed.set(index, mapped); // after grow: a reader that finds the shard sees its sizes
+            return mapped;
+        }
+    }
+
+    /**
+     * Unmaps shard {@code index} of a streamed dataset, once the reads inside it have left, and tells the source it
+     * is no longer needed (the cache may delete it). A read that wants it later maps it again. False when it was
+     * not mapped, or the dataset is not streamed.
+     */
+    public boolean evict(int index) {
+        if (streamed == null) {
+            return false;
+        }
+        MappedShard mapped;
+        synchronized (shardLocks[index]) {
+            mapped = streamed.getAndSet(index, null);
+        }
+        if (mapped == null) {
+            return false;
+        }
+        mapped.close(); // waits for the reads inside it
+        synchronized (shardLocks[index]) {
+            if (streamed.get(index) == null) {
+                source.release(index);
+            }
+        }
+        return true;
+    }
+
 
     /** Global number of the first record of shard {@code index}. */
     public long firstRecordOf(int index) {
@@ -167,7 +387,37 @@ public final class Dataset implements AutoCloseable {
      */
     public RecordView record(long record, RecordView view) {
         int shard = shardOf(record);
-        return view.wrap(this, shards[shard], record - firstRecord[shard], record);
+        if (streamed == null) {
+            return view.wrap(this, shards[shard], record - firstRecord[shard], record);
+        }
+        MappedShard mapped = loaded(shard);
+        return view.wrap(mapped.guard(), this, mapped, record - firstRecord[shard], record);
+    }
+
+    /**
+     * Like {@link #record}, and keeps the record's shard mapped until {@link RecordView#unpin()}: {@link #evict}
+     * waits for it. What the loader's workers call around each sample (reads straight from the mapping, such as
+     * the vector crop kernel's, happen between). For a local dataset the same as {@link #record}.
+     */
+    public RecordView pin(long record, RecordView view) {
+        if (streamed == null) {
+            return record(record, view);
+        }
+        int shard = shardOf(record);
+        for (;;) {
+            MappedShard mapped = loaded(shard);
+            ReadGuard shardGuard = mapped.guard();
+            if (shardGuard.tryAcquire()) { // false: evicted since we looked it up; map it again
+                try {
+                    view.wrap(shardGuard, this, mapped, record - firstRecord[shard], record);
+                } catch (RuntimeException | Error e) {
+                    shardGuard.release();
+                    throw e;
+                }
+                view.pinned(shardGuard);
+                return view;
+            }
+        }
     }
 
     /**
@@ -198,15 +448,37 @@ public final class Dataset implements AutoCloseable {
      */
     @Override
     public void close() {
-        switch (guard.close()) {
-            case CLOSED -> CloseHelper.closeAll(shards);
-            case READERS_MAY_REMAIN -> { // after a mapping fault: refuse reads, leave the unmapping to the GC
-                for (MappedShard shard : shards) {
-                    shard.abandon();
-                }
-            }
-            case ALREADY_CLOSED -> { }
+        ReadGuard.Outcome outcome = guard.close();
+        if (outcome == ReadGuard.Outcome.ALREADY_CLOSED) {
+            return;
         }
+        try {
+            MappedShard[] mapped = shards != null ? shards : takeStreamed();
+            switch (outcome) {
+                case CLOSED -> CloseHelper.closeAll(mapped);
+                case READERS_MAY_REMAIN -> { // after a mapping fault: refuse reads, leave the unmapping to the GC
+                    for (MappedShard shard : mapped) {
+                        if (shard != null) {
+                            shard.abandon();
+                        }
+                    }
+                }
+                default -> { }
+            }
+        } finally {
+            CloseHelper.closeAll(source, ownedSource);
+        }
+    }
+
+    /** Empties every streamed slot (a load in progress sees the dataset closed and maps nothing). */
+    private MappedShard[] takeStreamed() {
+        MappedShard[] mapped = new MappedShard[streamed.length()];
+        for (int i = 0; i < mapped.length; i++) {
+            synchronized (shardLocks[i]) {
+                mapped[i] = streamed.getAndSet(i, null);
+            }
+        }
+        return mapped;
     }
 
     /**

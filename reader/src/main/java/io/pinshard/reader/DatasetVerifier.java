@@ -150,6 +150,38 @@ public final class DatasetVerifier {
         }
     }
 
+    /**
+     * Verifies one shard file on its own against entry {@code position} of {@code manifest}, as {@link #verify}
+     * checks each listed shard: its length and whole-file CRC32C against the entry, structure, header shard
+     * number, section checksums, every payload checksum and must-be-zero gap, labels and, in decode mode, every
+     * payload decoded. For a shard kept under another name than its listed one (a download cache).
+     *
+     * @param dataset how problems name the dataset
+     * @return the problems found, empty when the file is intact
+     */
+    public List<Problem> verifyShardFile(Path file, String dataset, DatasetManifest manifest, int position) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
+        List<Problem> problems = new ArrayList<>();
+        long size;
+        try {
+            size = DatasetFiles.checkRegularFile(file);
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
+            return problems;
+        }
+        try {
+            ManifestRules.checkShardSize(dataset, entry, size);
+        } catch (ShardFormatException e) {
+            problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
+            return problems; // a file of the wrong length is not worth mapping
+        }
+        int expected = ManifestRules.expectedShardNumbers(manifest.shards())[position];
+        try (ShardChecker checker = new ShardChecker()) {
+            checker.verifyShard(file, dataset, entry, expected, manifest, size, problems);
+        }
+        return problems;
+    }
+
     /** The file rules for listed shard {@code position}; its length, or -1 when it must not be opened. */
     private static long checkFile(Path directory, DatasetFiles files, int position, DatasetManifest manifest,
                                   List<Problem> problems) {
@@ -179,11 +211,16 @@ public final class DatasetVerifier {
         private void verifyShard(Path directory, DatasetFiles files, int position, DatasetManifest manifest, long size,
                                  List<Problem> problems) {
             DatasetManifest.ShardEntry entry = manifest.shards().get(position);
-            Path file = directory.resolve(entry.file());
+            verifyShard(directory.resolve(entry.file()), directory.toString(), entry, files.expectedShardNumber(position),
+                manifest, size, problems);
+        }
+
+        private void verifyShard(Path file, String dataset, DatasetManifest.ShardEntry entry, int expectedNumber,
+                                 DatasetManifest manifest, long size, List<Problem> problems) {
             String name = entry.file();
             MappedShard shard;
             try {
-                shard = MappedShard.open(file, directory.toString(), false, RecordLimits.of(manifest).withoutLabels());
+                shard = MappedShard.open(file, dataset, false, RecordLimits.of(manifest).withoutLabels());
             } catch (ShardFormatException e) {
                 problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
                 checkWholeFile(file, entry, size, problems);
@@ -201,8 +238,7 @@ public final class DatasetVerifier {
                         + " records, the manifest says " + entry.records()));
                 }
                 try {
-                    ManifestRules.checkShardNumber(directory.toString(), name, files.expectedShardNumber(position),
-                        shard.structure().shardNumber());
+                    ManifestRules.checkShardNumber(dataset, name, expectedNumber, shard.structure().shardNumber());
                 } catch (ShardFormatException e) {
                     problems.add(new Problem(e.kind(), name, -1, e.detail()));
                 }

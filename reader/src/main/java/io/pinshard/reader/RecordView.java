@@ -31,6 +31,8 @@ public final class RecordView {
     private final IndexEntryFlyweight entry = new IndexEntryFlyweight().wrap(entryCopy, 0);
     private final UnsafeBuffer addressView = new UnsafeBuffer(0, 0);
     private ReadGuard guard;
+    /** The shard guard {@link Dataset#pin} holds for this view until {@link #unpin()}, or null. */
+    private ReadGuard pinned;
     private MappedShard shard;
     private long recordInShard = -1;
     private long globalRecord = -1;
@@ -55,7 +57,9 @@ public final class RecordView {
         return wrap(mapped.guard(), null, mapped, recordInShard, globalRecord);
     }
 
-    private RecordView wrap(ReadGuard guard, Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
+    /** Over shard {@code mapped} of {@code owner} (null: a shard on its own), reads guarded by {@code guard}. */
+    RecordView wrap(ReadGuard guard, Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
+        unpin();
         this.shard = null; // unusable until the new entry has passed its checks
         try {
             guard.acquire();
@@ -88,8 +92,10 @@ public final class RecordView {
         }
         Codec entryCodec = Codec.fromId(entry.codecId());
         long decoded = ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels());
-        long maxDecoded = owner != null ? owner.maxDecodedBytes(entryCodec) : mapped.maxDecodedBytes(entryCodec);
-        long maxPayload = owner != null ? owner.maxPayloadBytes(entryCodec) : mapped.maxPayloadBytes(entryCodec);
+        // A streamed dataset's largest sizes grow as shards map: check against the shard's own, known at its open.
+        boolean whole = owner != null && !owner.isStreamed();
+        long maxDecoded = whole ? owner.maxDecodedBytes(entryCodec) : mapped.maxDecodedBytes(entryCodec);
+        long maxPayload = whole ? owner.maxPayloadBytes(entryCodec) : mapped.maxPayloadBytes(entryCodec);
         if (decoded > maxDecoded || entry.payloadLength() > maxPayload) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, mapped.dataset(), mapped.name(), recordInShard,
                 entryCodec.label() + " record of " + entry.payloadLength() + " bytes decoding to " + decoded
@@ -115,6 +121,23 @@ public final class RecordView {
 
     public MappedShard shard() {
         return shard;
+    }
+
+    void pinned(ReadGuard shardGuard) {
+        this.pinned = shardGuard;
+    }
+
+    /**
+     * Lets go of the shard {@link Dataset#pin} kept mapped for this view (it may be evicted from now on); harmless
+     * when nothing is pinned. The view still describes its record, but reads through it may fail once the shard
+     * is evicted. Allocation-free.
+     */
+    public void unpin() {
+        ReadGuard held = pinned;
+        if (held != null) {
+            pinned = null;
+            held.release();
+        }
     }
 
     /** Record number within its shard. */

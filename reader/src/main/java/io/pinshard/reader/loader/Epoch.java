@@ -130,10 +130,10 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
 
     private Batch take() {
         if (dataset.isClosed()) {
-            IllegalStateException cause = new IllegalStateException("dataset " + dataset.directory() + " is closed");
+            IllegalStateException cause = new IllegalStateException("dataset " + dataset.location() + " is closed");
             run.failAll(cause); // the workers stop too
             loader.wakeWorkers();
-            throw new LoaderException(loader.name() + ": dataset " + dataset.directory() + " was closed under the "
+            throw new LoaderException(loader.name() + ": dataset " + dataset.location() + " was closed under the "
                 + "loader in epoch " + epoch, cause);
         }
         if (ring.heldBatches() >= ring.slots()) {

@@ -70,7 +70,10 @@ public final class Loader implements AutoCloseable {
     /** Whether the workers are in a run (between a reset and a stop). */
     private boolean running;
     private long images;
-    private long batches;
+    /** Batches handed out; volatile for the prefetcher, which follows the consumer. */
+    private volatile long batches;
+    /** For a streamed dataset (else null): fetches shards ahead of the workers within the cache limit. */
+    private final ShardPrefetcher prefetcher;
     /** Corrupt records replaced in the batches handed out (not in work filled ahead and discarded). */
     private long skipped;
     /** Nanos of runs that ended, and when the current one started (0: none running), for {@link #stats()}. */
@@ -88,6 +91,9 @@ public final class Loader implements AutoCloseable {
             firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
         }
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
+        if (dataset.isStreamed()) {
+            ShardPrefetcher.check(dataset, options); // before anything is made: random order over a large dataset
+        }
         // A closed dataset is refused here, naming it. Shapes, codecs and channel counts need no walk over the
         // records: Dataset.open checked every entry, and each read checks its entry again.
         dataset.acquire();
@@ -112,6 +118,10 @@ public final class Loader implements AutoCloseable {
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
         this.run = new LoaderRun(plan);
         this.epochs = new Epoch[] {new Epoch(this, run, ring), new Epoch(this, run, ring)};
+        this.prefetcher = dataset.isStreamed() ? new ShardPrefetcher(this, dataset, options, firstRecord) : null;
+        if (prefetcher != null) {
+            prefetcher.start();
+        }
     }
 
     /**
@@ -245,7 +255,7 @@ public final class Loader implements AutoCloseable {
             throw new IllegalStateException(name + " is closed");
         }
         if (dataset.isClosed()) {
-            throw new IllegalStateException("dataset " + dataset.directory() + " is closed: " + name
+            throw new IllegalStateException("dataset " + dataset.location() + " is closed: " + name
                 + " cannot start epoch " + epoch);
         }
         if (epoch < 0) {
@@ -395,6 +405,9 @@ public final class Loader implements AutoCloseable {
         images += samples;
         batches++;
         skipped += replacedRecords;
+        if (prefetcher != null) {
+            prefetcher.wake();
+        }
     }
 
     /**
@@ -436,6 +449,9 @@ public final class Loader implements AutoCloseable {
         }
         closed = true;
         LoaderEvents.closed(this);
+        if (prefetcher != null) {
+            prefetcher.stop();
+        }
         stopRun();
         terminating = true;
         joinWorkers();

@@ -146,7 +146,7 @@ final class LoaderWorker implements Runnable {
             }
         } catch (InternalError fault) { // a guarded read of a changed shard, reported late: name the last record read
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
-            run.fail(RecordView.changedWhileMapped(dataset.directory().toString(),
+            run.fail(RecordView.changedWhileMapped(dataset.location(),
                 shard >= 0 ? dataset.shard(shard).name() : null,
                 shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault), segment);
         } catch (Throwable failure) {
@@ -208,7 +208,7 @@ final class LoaderWorker implements Runnable {
             lastRecord = record;
             dataset.acquire();
             try {
-                dataset.record(record, view);
+                dataset.pin(record, view); // a streamed dataset keeps the shard mapped until unpin
                 try {
                     int bytes = processor.process(view, SplitMix.mix(seed, epoch, record), destination);
                     batch.putLabel(inBatch, view.label());
@@ -219,6 +219,12 @@ final class LoaderWorker implements Runnable {
                     if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                         throw corrupt;
                     }
+                } finally {
+                    view.unpin();
+                }
+            } catch (ShardFormatException unavailable) { // a streamed shard that cannot be fetched or fails its checks
+                if (!dataset.isStreamed() || options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                    throw unavailable;
                 }
             } finally {
                 dataset.release();

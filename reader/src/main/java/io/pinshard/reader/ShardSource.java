@@ -1,0 +1,50 @@
+package io.pinshard.reader;
+
+import io.pinshard.format.DatasetManifest;
+import java.nio.file.Path;
+
+/**
+ * Where a dataset's manifest and shard files come from. A local directory has every shard at hand
+ * ({@link #local()}: {@link Dataset} maps them all at open, as it always has); a remote store such as S3 makes a
+ * shard local on demand ({@link #acquire}: downloaded into a verified cache) and lets it go again
+ * ({@link #release}), so a dataset larger than the disk can stream through a bounded cache. The loader calls
+ * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/s3.md).
+ *
+ * <p>Implementations are thread-safe: the loader's prefetch thread and its workers may acquire shards at once.
+ */
+public interface ShardSource extends AutoCloseable {
+    /** How messages name the dataset: its directory, or {@code s3://bucket/prefix}. */
+    String location();
+
+    /** The local directory the shard files are (or are cached) in. */
+    Path directory();
+
+    /** The dataset's manifest, read and checked ({@code ManifestRules}). */
+    DatasetManifest manifest();
+
+    /** True when every listed shard is a local file now (nothing to fetch, nothing to evict). */
+    boolean local();
+
+    /** Bytes of shards this process may hold at once; {@link Long#MAX_VALUE} for no limit. */
+    long limitBytes();
+
+    /**
+     * Makes shard {@code index} a local file that has passed every check and holds it for this process until
+     * {@link #release}: it is not evicted meanwhile. Blocks while it downloads. Acquiring a held shard again
+     * returns the same file without counting twice.
+     *
+     * @throws io.pinshard.format.ShardFormatException naming the shard (and, remote, bucket and key) when it cannot
+     *                                                 be had or fails its checks; nothing unchecked is ever returned
+     */
+    Path acquire(int index);
+
+    /** This process no longer needs shard {@code index}: the cache may delete it unless another process holds it. */
+    void release(int index);
+
+    /** Bytes downloaded so far by this source (0 for a local directory). */
+    long bytesFetched();
+
+    /** Lets every held shard go (keeping the files: a later run finds them warm). Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,20 @@
+package io.pinshard.reader;
+
+import java.util.Map;
+
+/**
+ * Opens {@link ShardSource}s for one kind of remote location, found by {@link java.util.ServiceLoader} (module
+ * {@code s3} registers one for {@code s3://}); the reader itself knows no remote store.
+ */
+public interface ShardSourceProvider {
+    /** The location prefix this provider serves, e.g. {@code s3://}. */
+    String scheme();
+
+    /**
+     * Opens {@code location}.
+     *
+     * @param options provider settings by name (for {@code s3://}: endpoint, region, pathStyle, cacheDir,
+     *                cacheLimit); absent ones come from the provider's defaults and the environment
+     */
+    ShardSource open(String location, Map<String, String> options);
+}

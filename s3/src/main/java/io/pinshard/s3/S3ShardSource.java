@@ -1,0 +1,385 @@
+package io.pinshard.s3;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Json;
+import io.pinshard.format.ShardFormatException;
+import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.reader.ShardSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * A dataset in S3-compatible storage ({@code s3://bucket/prefix}), its shards made local through the node's
+ * {@link ShardCache}. The manifest is read from the store at open (so a new dataset version under the same
+ * prefix is seen); each shard is fetched whole, resumed with a range request pinned to the object's ETag when the
+ * body breaks off, retried with jittered exponential backoff (after the SDK's own retries of each request) until
+ * {@link S3Settings#maxAttempts()} attempts or {@link S3Settings#callTimeout()} in all, and verified before it is
+ * renamed into the cache. Errors name bucket, key and cause. A shard that failed is refused again at once for
+ * {@link #FAILURE_MEMORY} (a loader skipping its records does not download it once per record).
+ *
+ * <p>Credentials stay in the client: nothing here logs or writes them.
+ */
+public final class S3ShardSource implements ShardSource {
+    /** How long a failed shard is refused without a new download. */
+    public static final Duration FAILURE_MEMORY = Duration.ofSeconds(30);
+    private static final int COPY_BYTES = 1 << 20;
+
+    private final S3Location location;
+    private final S3Settings settings;
+    private final S3Client s3;
+    private final ShardCache cache;
+    private final DatasetManifest manifest;
+    private final long limitBytes;
+    private final boolean[] held;
+    private final ShardFormatException[] failed;
+    private final long[] failedAt;
+    private final AtomicLong fetched = new AtomicLong();
+    private final AtomicLong downloads = new AtomicLong();
+    private boolean closed;
+
+    private S3ShardSource(S3Location location, S3Settings settings, S3Client s3, ShardCache cache,
+                          DatasetManifest manifest, long limitBytes) {
+        this.location = location;
+        this.settings = settings;
+        this.s3 = s3;
+        this.cache = cache;
+        this.manifest = manifest;
+        this.limitBytes = limitBytes;
+        int shards = manifest.shards().size();
+        this.held = new boolean[shards];
+        this.failed = new ShardFormatException[shards];
+        this.failedAt = new long[shards];
+    }
+
+    /**
+     * Opens {@code s3://bucket/prefix}: reads and checks its manifest.
+     *
+     * @param cacheRoot  the cache directory for this dataset, or null for {@link #defaultCacheDirectory}
+     * @param limitBytes bytes of shards this process may hold at once ({@link Long#MAX_VALUE}: no limit)
+     * @throws ShardFormatException {@link Kind#NOT_A_DATASET} when there is no manifest, naming bucket and key
+     */
+    public static S3ShardSource open(S3Location location, S3Settings settings, Path cacheRoot, long limitBytes) {
+        if (limitBytes <= 0) {
+            throw new IllegalArgumentException("cache limit must be positive: " + limitBytes);
+        }
+        S3Client s3 = S3Clients.create(settings);
+        try {
+            DatasetManifest manifest = readManifest(s3, location);
+            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : defaultCacheDirectory(location, settings));
+            return new S3ShardSource(location, settings, s3, cache, manifest, limitBytes);
+        } catch (RuntimeException | Error e) {
+            s3.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code ~/.cache/pinshard/s3/<bucket>/<hash>}: the hash (16 hex digits of SHA-256) covers the endpoint and
+     * the prefix, so two stores with one bucket name, or two datasets in one bucket, never share a directory.
+     */
+    public static Path defaultCacheDirectory(S3Location location, S3Settings settings) {
+        String identity = settings.endpoint().map(Object::toString).orElse("aws") + "|" + location.prefix();
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
+            return Path.of(System.getProperty("user.home"), ".cache", "pinshard", "s3", location.bucket(),
+                HexFormat.of().formatHex(hash, 0, 8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static DatasetManifest readManifest(S3Client s3, S3Location location) {
+        String key = location.key(DatasetManifest.FILE_NAME);
+        byte[] bytes;
+        try {
+            bytes = s3.getObjectAsBytes(g -> g.bucket(location.bucket()).key(key)).asByteArray();
+        } catch (NoSuchKeyException | NoSuchBucketException e) {
+            throw new ShardFormatException(Kind.NOT_A_DATASET, location.toString(), null, -1, "no "
+                + DatasetManifest.FILE_NAME + " at " + object(location, key) + ": not a pinshard dataset (or its upload "
+                + "did not finish): " + e.awsErrorDetails().errorCode(), e);
+        } catch (SdkException e) {
+            throw new ShardFormatException(Kind.IO_ERROR, location.toString(), null, -1, "cannot read "
+                + object(location, key) + ": " + e.getMessage(), e);
+        }
+        return Json.parseManifest(bytes, location.toString());
+    }
+
+    private static String object(S3Location location, String key) {
+        return "s3://" + location.bucket() + "/" + key;
+    }
+
+    @Override
+    public String location() {
+        return location.toString();
+    }
+
+    @Override
+    public Path directory() {
+        return cache.root();
+    }
+
+    @Override
+    public DatasetManifest manifest() {
+        return manifest;
+    }
+
+    @Override
+    public boolean local() {
+        return false;
+    }
+
+    @Override
+    public long limitBytes() {
+        return limitBytes;
+    }
+
+    @Override
+    public long bytesFetched() {
+        return fetched.get();
+    }
+
+    /** Downloads this source started (retries and resumes of one shard count once). */
+    public long downloads() {
+        return downloads.get();
+    }
+
+    public ShardCache cache() {
+        return cache;
+    }
+
+    @Override
+    public Path acquire(int index) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(index);
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("source " + location + " is closed");
+            }
+            ShardFormatException failure = failed[index];
+            if (failure != null && System.nanoTime() - failedAt[index] < FAILURE_MEMORY.toNanos()) {
+                throw failure;
+            }
+            if (held[index]) {
+                return cache.shardFile(entry);
+            }
+        }
+        String key = location.key(entry.file());
+        try {
+            Path file = cache.hold(location.toString(), object(location, key), manifest, index,
+                part -> download(entry, key, part));
+            synchronized (this) {
+                if (held[index] || closed) {
+                    cache.release(entry, false); // another thread of this source got there first
+                } else {
+                    held[index] = true;
+                }
+                failed[index] = null;
+            }
+            return file;
+        } catch (ShardFormatException e) {
+            synchronized (this) {
+                failed[index] = e;
+                failedAt[index] = System.nanoTime();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void release(int index) {
+        synchronized (this) {
+            if (!held[index]) {
+                return;
+            }
+            held[index] = false;
+        }
+        cache.release(manifest.shards().get(index), true);
+    }
+
+    /**
+     * Writes object {@code key} into {@code part}: whole, or resumed from the bytes already written with a range
+     * request that must match the first response's ETag. Attempts and total time are bounded by the settings.
+     */
+    private String download(DatasetManifest.ShardEntry entry, String key, Path part) {
+        downloads.incrementAndGet();
+        String object = object(location, key);
+        long deadline = System.nanoTime() + settings.callTimeout().toNanos();
+        String etag = null;
+        long have = 0;
+        byte[] copy = new byte[COPY_BYTES];
+        try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            for (int attempt = 1; ; attempt++) {
+                GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(location.bucket()).key(key);
+                if (have > 0) {
+                    request.range("bytes=" + have + "-").ifMatch(etag);
+                }
+                try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
+                    GetObjectResponse response = in.response();
+                    if (etag == null) {
+                        etag = response.eTag();
+                        Long length = response.contentLength();
+                        if (length != null && length != entry.bytes()) {
+                            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
+                                object + " (ETag " + etag + ") holds " + length + " bytes, the manifest says "
+                                + entry.bytes() + ": the object was replaced under the same key, or the manifest "
+                                + "belongs to another upload", null);
+                        }
+                    }
+                    try {
+                        have = copy(in, out, have, entry.bytes(), copy, deadline, object);
+                    } catch (IOException | RuntimeException e) {
+                        in.abort(); // close would drain the rest of a broken or crawling body first
+                        throw e;
+                    }
+                    if (have == entry.bytes()) {
+                        out.force(true); // the rename must never publish bytes still only in flight
+                        return etag;
+                    }
+                    throw new IOException("the body ended after " + have + " of " + entry.bytes() + " bytes");
+                } catch (NoSuchKeyException | NoSuchBucketException e) {
+                    throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
+                        "listed in the manifest but missing from the store: " + object + " ("
+                        + e.awsErrorDetails().errorCode() + ")", e);
+                } catch (S3Exception e) {
+                    if (e.statusCode() == 412) {
+                        throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
+                            object + " was replaced during its download (ETag " + etag + " no longer matches)", e);
+                    }
+                    if (e.statusCode() < 500 && e.statusCode() != 429) {
+                        throw failure(entry, object, attempt, e);
+                    }
+                    backOff(entry, object, attempt, deadline, e, retryAfter(e));
+                } catch (IOException | SdkException e) {
+                    if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) {
+                        throw failure(entry, object, attempt, e);
+                    }
+                    backOff(entry, object, attempt, deadline, e, 0);
+                }
+            }
+        } catch (IOException e) {
+            throw new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, "cannot write "
+                + part + " for " + object + ": " + e, e);
+        }
+    }
+
+    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
+                      String object) throws IOException {
+        for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
+            ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+            have += n;
+            fetched.addAndGet(n);
+            if (System.nanoTime() - deadline > 0) {
+                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), null, -1, object + ": only " + have
+                    + " of " + expected + " bytes arrived within the call timeout of " + settings.callTimeout(), null);
+            }
+        }
+        return have;
+    }
+
+    /** Sleeps before the next attempt, or throws when attempts or time are spent. */
+    private void backOff(DatasetManifest.ShardEntry entry, String object, int attempt, long deadline, Exception cause,
+                         long retryAfterMillis) {
+        if (attempt >= settings.maxAttempts()) {
+            throw failure(entry, object, attempt, cause);
+        }
+        long base = Math.min(5_000, 100L << Math.min(attempt - 1, 10));
+        long sleep = Math.max(retryAfterMillis, base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1));
+        if (System.nanoTime() + sleep * 1_000_000 - deadline > 0) {
+            throw failure(entry, object, attempt, cause);
+        }
+        try {
+            Thread.sleep(sleep);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failure(entry, object, attempt, cause);
+        }
+    }
+
+    private ShardFormatException failure(DatasetManifest.ShardEntry entry, String object, int attempts,
+                                         Exception cause) {
+        return new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, "cannot fetch " + object
+            + " after " + attempts + " attempt(s) within " + settings.callTimeout() + ": " + describe(cause), cause);
+    }
+
+    private static String describe(Exception e) {
+        if (e instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
+            return "HTTP " + s3.statusCode() + " " + s3.awsErrorDetails().errorCode();
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return e.getClass().getSimpleName() + ": " + e.getMessage()
+            + (root != e ? " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")" : "");
+    }
+
+    /** A Retry-After header in seconds, as milliseconds (0 when absent). */
+    private static long retryAfter(S3Exception e) {
+        if (e.awsErrorDetails() == null || e.awsErrorDetails().sdkHttpResponse() == null) {
+            return 0;
+        }
+        Optional<String> header = e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After");
+        try {
+            return header.map(v -> Math.min(60_000, Long.parseLong(v.trim()) * 1000)).orElse(0L);
+        } catch (NumberFormatException ignored) {
+            return 0;
+        }
+    }
+
+    /** Lets go of every held shard (files stay for the next run), closes the client. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            for (int i = 0; i < held.length; i++) {
+                boolean wasHeld;
+                synchronized (this) {
+                    wasHeld = held[i];
+                    held[i] = false;
+                }
+                if (wasHeld) {
+                    cache.release(manifest.shards().get(i), false);
+                }
+            }
+        } finally {
+            try {
+                cache.close();
+            } finally {
+                s3.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "S3ShardSource[" + location + ", cache " + cache.root() + ", limit " + limitBytes + "]";
+    }
+}

@@ -1,0 +1,80 @@
+package io.pinshard.s3.transfer;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.Problem;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The step between a downloaded file and a shard anyone may map: check it against its manifest entry, then rename
+ * it into place atomically, so that no partial or wrong file ever carries a shard's name. The checks are {@link
+ * DatasetVerifier#verifyShardFile}'s, those {@code verify --no-decode} makes of each listed shard: length and
+ * whole-file CRC32C against the manifest, structure, header shard number, section checksums, every payload checksum
+ * and must-be-zero gap, labels. Used by {@code pull}; one instance per manifest, safe to share between threads.
+ */
+public final class ShardInstaller {
+    private final DatasetManifest manifest;
+    private final String dataset;
+
+    /**
+     * @param dataset how problems name the dataset ({@code s3://bucket/prefix})
+     */
+    public ShardInstaller(DatasetManifest manifest, String dataset) {
+        this.manifest = manifest;
+        this.dataset = dataset;
+    }
+
+    /** What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard. */
+    public String check(Path file, int position) {
+        List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position);
+        if (problems.isEmpty()) {
+            return null;
+        }
+        return problems.stream().limit(3).map(Problem::toString).collect(Collectors.joining("; "))
+            + (problems.size() > 3 ? "; and " + (problems.size() - 3) + " more" : "");
+    }
+
+    /**
+     * Checks {@code staged} (a complete download of listed shard {@code position}, on the same file system as
+     * {@code target}), forces it to disk and renames it to {@code target}.
+     *
+     * @param source where the bytes came from, for the message ({@code s3://bucket/key})
+     * @throws TransferException naming {@code source} and what differed; {@code staged} is deleted and
+     *                           {@code target} left as it was
+     */
+    public void install(Path staged, Path target, int position, String source) {
+        String problem = check(staged, position);
+        if (problem != null) {
+            deleteQuietly(staged);
+            throw new TransferException(source + ": the download failed its checks (" + problem + "); not installed");
+        }
+        try {
+            try (FileChannel channel = FileChannel.open(staged, StandardOpenOption.WRITE)) {
+                channel.force(true); // before the rename: a crash must not leave a named but empty file
+            }
+            Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            deleteQuietly(staged);
+            throw new TransferException(staged + " and " + target + " are on different file systems: no atomic rename", e);
+        } catch (IOException e) {
+            deleteQuietly(staged);
+            throw new TransferException("cannot move " + staged + " to " + target + ": " + e, e);
+        }
+    }
+
+    static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // a leftover in the staging folder is removed by the next run
+        }
+    }
+}

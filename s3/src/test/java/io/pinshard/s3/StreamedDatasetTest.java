@@ -1,0 +1,183 @@
+package io.pinshard.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pinshard.format.Crc32c;
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.RecordView;
+import io.pinshard.reader.loader.Batch;
+import io.pinshard.reader.loader.Epoch;
+import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.reader.loader.SampleOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** Datasets opened from a real S3 server on loopback: records, the loader, the cache limit, the cache's files. */
+class StreamedDatasetTest {
+    private static final int RECORDS = 240;
+    private static S3TestServer server;
+    private static S3Client s3;
+    private static Path local;
+    private static S3Location location;
+
+    @TempDir
+    static Path temp;
+
+    @BeforeAll
+    static void upload() throws Exception {
+        server = S3TestServer.start();
+        s3 = S3Clients.create(server.settings().build());
+        local = S3TestData.write(temp.resolve("local"), RECORDS, 64 << 10);
+        location = S3TestData.upload(s3, local, "streamed", "sets/small");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        s3.close();
+        server.close();
+    }
+
+    private static Dataset open(Path cache, long limit) {
+        return Dataset.open(S3ShardSource.open(location, server.settings().build(), cache, limit));
+    }
+
+    @Test
+    void everyRecordReadsAsFromTheLocalCopyAndTheCacheHoldsOnlyVerifiedShards() throws Exception {
+        Path cache = temp.resolve("cache-records");
+        try (Dataset remote = open(cache, Long.MAX_VALUE); Dataset here = Dataset.open(local)) {
+            assertTrue(remote.isStreamed());
+            assertEquals(here.size(), remote.size());
+            assertTrue(here.shardCount() >= 6, "the test needs several shards: " + here.shardCount());
+            assertFalse(remote.isLoaded(0), "nothing is fetched at open");
+            assertEquals("s3://streamed/sets/small", remote.location());
+            Crc32c crc = new Crc32c();
+            RecordView a = new RecordView();
+            RecordView b = new RecordView();
+            for (long r = RECORDS - 1; r >= 0; r--) {
+                remote.record(r, a);
+                here.record(r, b);
+                assertEquals(b.key(), a.key());
+                assertEquals(b.storedCrc(), a.storedCrc());
+                assertTrue(a.payloadIntact(crc), "record " + r);
+            }
+            assertEquals(here.manifest().bytes(), remote.bytesFetched(), "each shard fetched once");
+            DatasetManifest manifest = remote.manifest();
+            ShardCache files = ShardCache.open(cache);
+            try {
+                for (int s = 0; s < manifest.shards().size(); s++) {
+                    Path file = files.shardFile(manifest.shards().get(s));
+                    assertEquals(List.of(), new DatasetVerifier(true, false).verifyShardFile(file, "cache", manifest, s));
+                }
+            } finally {
+                files.close();
+            }
+        }
+        try (Dataset again = open(cache, Long.MAX_VALUE)) {
+            again.record(0, new RecordView());
+            assertEquals(0, again.bytesFetched(), "a warm cache serves a new process without a download");
+        }
+    }
+
+    @Test
+    void theServiceLoaderOpensS3LocationsWithOptions() {
+        String before = System.getProperty("aws.accessKeyId");
+        System.setProperty("aws.accessKeyId", S3TestServer.ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", S3TestServer.SECRET_KEY);
+        try (Dataset dataset = Dataset.open(location.toString(), Map.of("endpoint", server.endpoint().toString(),
+                "pathStyle", "true", "region", "us-east-1", "cacheDir", temp.resolve("cache-spi").toString()))) {
+            assertTrue(dataset.isStreamed());
+            assertEquals(RECORDS, dataset.size());
+            assertEquals("img/7", dataset.record(7, new RecordView()).key());
+        } finally {
+            if (before == null) {
+                System.clearProperty("aws.accessKeyId");
+                System.clearProperty("aws.secretAccessKey");
+            }
+        }
+    }
+
+    @Test
+    void theLoaderStreamsQuasiRandomWindowsWithinAQuarterOfTheDatasetFetchingEachShardOncePerEpoch() throws Exception {
+        Path cache = temp.resolve("cache-loader");
+        long total;
+        long largest = 0;
+        try (Dataset here = Dataset.open(local)) {
+            total = here.manifest().bytes();
+            for (int s = 0; s < here.shardCount(); s++) {
+                largest = Math.max(largest, here.shardBytes(s));
+            }
+        }
+        long limit = Math.max(total / 4, 2 * largest);
+        assertTrue(limit < total / 2, "a quarter of the dataset holds two shards: " + limit + " of " + total);
+        LoaderOptions options = LoaderOptions.builder().batchSize(16).crop(16).workers(2).seed(7)
+            .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(RECORDS).build();
+        List<Long> expected = sampleIds(Dataset.open(local), options, 2, null, null);
+        long[] maxCached = new long[1];
+        try (Dataset remote = open(cache, limit)) {
+            List<Long> got = sampleIds(remote, options, 2, cache.resolve("shards"), maxCached);
+            assertEquals(expected, got, "the same batches as from the local copy");
+            // Each epoch fetches every shard at most once; what the limit still held at an epoch's end may serve
+            // the next one's first windows without a new download.
+            long fetched = remote.bytesFetched();
+            assertTrue(fetched <= 2 * total && fetched >= 2 * total - limit, "fetched " + fetched + " bytes in two "
+                + "epochs of a " + total + "-byte dataset under a " + limit + "-byte limit");
+        }
+        assertTrue(maxCached[0] <= limit, "the cache held " + maxCached[0] + " bytes, over the limit " + limit);
+    }
+
+    @Test
+    void randomOrderOverADatasetLargerThanTheLimitIsRefusedWithTheReason() {
+        try (Dataset remote = open(temp.resolve("cache-random"), 100_000)) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> Loader.open(remote, LoaderOptions.builder().batchSize(16).crop(16).workers(1).build()));
+            assertTrue(refused.getMessage().contains("quasi-random"), refused.getMessage());
+            IllegalArgumentException tiny = assertThrows(IllegalArgumentException.class, () -> Loader.open(remote,
+                LoaderOptions.builder().batchSize(16).crop(16).workers(1).order(SampleOrder.QUASI_RANDOM).build()));
+            assertTrue(tiny.getMessage().contains("two of its largest shards"), tiny.getMessage());
+        }
+    }
+
+    @Test
+    void aMissingManifestNamesBucketAndKey() {
+        var missing = assertThrows(io.pinshard.format.ShardFormatException.class,
+            () -> S3ShardSource.open(new S3Location("streamed", "nothing/here"), server.settings().build(),
+                temp.resolve("cache-none"), Long.MAX_VALUE));
+        assertTrue(missing.getMessage().contains("s3://streamed/nothing/here/manifest.json"), missing.getMessage());
+    }
+
+    /** Every sample id the loader hands out over {@code epochs}; with {@code watch}, the most bytes seen under it. */
+    static List<Long> sampleIds(Dataset dataset, LoaderOptions options, int epochs, Path watch, long[] maxCached)
+        throws Exception {
+        List<Long> ids = new ArrayList<>();
+        try (dataset; Loader loader = Loader.open(dataset, options)) {
+            for (int e = 0; e < epochs; e++) {
+                try (Epoch epoch = loader.epoch(e)) {
+                    for (Batch batch : epoch) {
+                        try (batch) {
+                            for (int i = 0; i < batch.size(); i++) {
+                                ids.add(batch.sampleId(i));
+                            }
+                        }
+                        if (watch != null) {
+                            maxCached[0] = Math.max(maxCached[0], S3TestData.bytesUnder(watch));
+                        }
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+}
