@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.s3.transfer.PushOptions;
+import io.pinshard.writer.convert.SizeParser;
 import picocli.CommandLine.Option;
 
 /** How {@code push} and {@code convert --output s3://} upload. */
