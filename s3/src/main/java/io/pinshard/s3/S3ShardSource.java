@@ -229,12 +229,18 @@ public final class S3ShardSource implements ShardSource {
         byte[] copy = new byte[COPY_BYTES];
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
+                have = out.position(); // what earlier attempts wrote before their bodies broke off
                 GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(location.bucket()).key(key);
                 if (have > 0) {
                     request.range("bytes=" + have + "-").ifMatch(etag);
                 }
                 try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
                     GetObjectResponse response = in.response();
+                    if (have > 0 && response.contentRange() == null) { // the store ignored the range: start over
+                        out.truncate(0);
+                        out.position(0);
+                        have = 0;
+                    }
                     if (etag == null) {
                         etag = response.eTag();
                         Long length = response.contentLength();
@@ -246,7 +252,7 @@ public final class S3ShardSource implements ShardSource {
                         }
                     }
                     try {
-                        have = copy(in, out, have, entry.bytes(), copy, deadline, object);
+                        have = copy(in, out, have, entry, copy, deadline, object);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
@@ -282,8 +288,9 @@ public final class S3ShardSource implements ShardSource {
         }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
-                      String object) throws IOException {
+    private long copy(InputStream in, FileChannel out, long have, DatasetManifest.ShardEntry entry, byte[] copy,
+                      long deadline, String object) throws IOException {
+        long expected = entry.bytes();
         for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
             ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
             while (bytes.hasRemaining()) {
@@ -292,7 +299,7 @@ public final class S3ShardSource implements ShardSource {
             have += n;
             fetched.addAndGet(n);
             if (System.nanoTime() - deadline > 0) {
-                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), null, -1, object + ": only " + have
+                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, object + ": only " + have
                     + " of " + expected + " bytes arrived within the call timeout of " + settings.callTimeout(), null);
             }
         }
