@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.s3.S3Location;
 import io.pinshard.writer.convert.AspectPolicy;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -49,8 +51,27 @@ final class ConvertCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "INPUT", description = "Image folder, manifest (.csv/.jsonl) or WebDataset .tar (or folder of .tar).")
     Path input;
 
-    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "Dataset directory to write (new or empty, or an interrupted run's to resume).")
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "Dataset directory to write "
+        + "(new or empty, or an interrupted run's to resume), or s3://BUCKET/PREFIX: convert into --staging, then push.")
+    String outputArg;
+
+    /** The local directory written: --output, or the staging directory of an s3:// output. */
     Path output;
+
+    @Option(names = "--staging", paramLabel = "DIR", description = "With an s3:// --output: where the dataset is "
+        + "written before the push (default: a folder under java.io.tmpdir named after the destination, so that "
+        + "rerunning the same command resumes both the conversion and the push).")
+    Path staging;
+
+    @Option(names = "--keep-staging", description = "With an s3:// --output: keep the staging directory after a "
+        + "successful push (default: delete it).")
+    boolean keepStaging;
+
+    @Mixin
+    PushOptionsMixin push = new PushOptionsMixin();
+
+    @Mixin
+    S3OptionsMixin s3 = new S3OptionsMixin();
 
     @Option(names = "--input-kind", paramLabel = "KIND", defaultValue = "auto",
         description = "auto, folder, manifest or webdataset (default: ${DEFAULT-VALUE}; auto: .csv/.jsonl file = manifest, .tar file or folder holding .tar files = webdataset, else folder).")
@@ -125,6 +146,11 @@ final class ConvertCommand implements Callable<Integer> {
             .withCodec(OutputCodec.parse(codec)).withJpegQuality(jpegQuality)
             .withShardBytes(SizeParser.parse(shardSize))
             .withWorkers(workers != null ? workers : Runtime.getRuntime().availableProcessors());
+        S3Location remote = S3Location.isRemote(outputArg) ? S3Location.parse(outputArg) : null;
+        if (remote == null && (staging != null || keepStaging)) {
+            throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
+        }
+        output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
         PartSpec partSpec = part == null ? null : PartSpec.parse(part);
         if (!Files.exists(input)) {
             throw new IllegalArgumentException("input " + input + " does not exist");
@@ -146,7 +172,23 @@ final class ConvertCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        return 0;
+        return remote == null ? 0 : pushStaged(remote, mode, out, err);
+    }
+
+    /** Pushes the staging directory; deletes it once pushed unless --keep-staging (a failed push keeps it). */
+    private int pushStaged(S3Location remote, ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err)
+        throws IOException {
+        int pushed = PushCommand.push(output, remote, s3, push.options(), mode, out, err, "convert");
+        if (pushed == 0 && !keepStaging) {
+            StagingDirectory.delete(output);
+            out.println("deleted the staging directory " + output);
+            out.flush();
+        } else if (pushed != 0) {
+            err.println("pinshard convert: the converted dataset stays in " + output + "; rerun the same command to "
+                + "resume the push");
+            err.flush();
+        }
+        return pushed;
     }
 
     private InputListing list() throws IOException {

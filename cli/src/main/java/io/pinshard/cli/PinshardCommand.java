@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "pinshard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
     description = "Pre-resized image shards and a zero-heap loader that keeps GPUs fed.",
     subcommands = {InspectCommand.class, VerifyCommand.class, ConvertCommand.class, MergeCommand.class,
+        PushCommand.class, PullCommand.class,
         DumpCommand.class, BenchCommand.class, ServeCommand.class, PreviewCommand.class, DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class PinshardCommand implements Runnable {

@@ -1,0 +1,85 @@
+package io.pinshard.cli;
+
+import io.pinshard.format.Printable;
+import io.pinshard.s3.S3Clients;
+import io.pinshard.s3.S3Location;
+import io.pinshard.s3.transfer.DatasetPull;
+import io.pinshard.s3.transfer.PullOptions;
+import io.pinshard.s3.transfer.PullResult;
+import io.pinshard.s3.transfer.TransferException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * {@code pinshard pull s3://bucket/prefix DIR}: download a dataset, every shard verified before it takes its name,
+ * manifest last, resumable. Exit 0 pulled, 1 a shard failed its checks or the store failed, 2 usage errors.
+ */
+@Command(name = "pull", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Download a dataset from S3-compatible storage. Each shard is downloaded into DIR/"
+        + DatasetPull.STAGING + ", checked (size, whole-file CRC32C against the manifest, structure, record count, "
+        + "shard number) and only then renamed into place; the manifest is put in place last, so DIR is a dataset "
+        + "only once complete, and it passes 'pinshard verify'.",
+        "Rerun after a kill, it keeps the shards already in place that pass the same checks. A different dataset "
+        + "in DIR is refused unless --force."},
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:pulled (or already there)", "1:a shard failed its checks, or the store failed",
+        "2:usage error"})
+final class PullCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "s3://BUCKET/PREFIX", description = "Where the dataset is.")
+    String source;
+
+    @Parameters(index = "1", paramLabel = "DIR", description = "Directory to download into (created if needed).")
+    Path directory;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
+        description = "Shards downloaded at once (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--force", description = "Replace a different dataset in DIR (its manifest is deleted first) "
+        + "and delete *.pinshard files there that the new manifest does not list.")
+    boolean force;
+
+    @Mixin
+    S3OptionsMixin s3 = new S3OptionsMixin();
+
+    @Mixin
+    TransferProgressOption progress = new TransferProgressOption();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        S3Location from = S3Location.parse(source);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force);
+        long start = System.nanoTime();
+        PullResult result;
+        try (S3Client client = S3Clients.create(s3.settings());
+             TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
+            result = new DatasetPull(client, options, reporter).pull(from, directory);
+        } catch (TransferException e) {
+            err.println("pinshard pull: " + Printable.escape(e.getMessage()));
+            err.flush();
+            return 1;
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        out.printf(Locale.ROOT, "pulled %s to %s: %d shard(s) downloaded and verified (%s), %d already in place (%s);"
+                + " manifest %s%n", from, Printable.escape(directory.toString()), result.downloaded(),
+            Units.bytes(result.downloadedBytes()), result.skipped(), Units.bytes(result.skippedBytes()),
+            result.manifestWritten() ? "put in place last" : "unchanged (already there)");
+        out.printf(Locale.ROOT, "wall time: %.2f s   %.1f MB/s%n", seconds,
+            seconds > 0 ? result.downloadedBytes() / 1e6 / seconds : 0.0);
+        out.flush();
+        return 0;
+    }
+}

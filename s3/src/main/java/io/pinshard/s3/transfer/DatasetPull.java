@@ -1,0 +1,258 @@
+package io.pinshard.s3.transfer;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Json;
+import io.pinshard.format.ShardFormatException;
+import io.pinshard.s3.S3Location;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * Downloads a dataset from {@code s3://bucket/prefix} into a local directory that is a dataset only once every
+ * shard in it is verified: each shard is downloaded into the staging folder {@value #STAGING} inside the
+ * directory (same file system), checked and renamed into place by {@link ShardInstaller}, and the manifest is
+ * renamed in last. Rerun after a kill, it keeps every shard already in place that passes the same checks and
+ * downloads the rest; the staging folder's leftovers are discarded. The result passes {@code pinshard verify}.
+ */
+public final class DatasetPull {
+    /** The folder inside the destination that holds downloads until they are verified. */
+    public static final String STAGING = ".pinshard-pull";
+    /** The largest manifest read: far above any real one (a shard entry is ~100 bytes), far below the heap. */
+    static final long MAX_MANIFEST_BYTES = 256L << 20;
+
+    private final S3Client s3;
+    private final PullOptions options;
+    private final TransferProgress progress;
+
+    public DatasetPull(S3Client s3, PullOptions options, TransferProgress progress) {
+        this.s3 = s3;
+        this.options = options;
+        this.progress = progress;
+    }
+
+    /**
+     * Pulls {@code from} into {@code directory} (created if needed).
+     *
+     * @throws TransferException naming the object and what differed or failed; nothing unverified is renamed into
+     *                           place, and the directory has no manifest unless every shard is in place
+     */
+    public PullResult pull(S3Location from, Path directory) {
+        String manifestUri = ObjectNames.uri(from, DatasetManifest.FILE_NAME);
+        byte[] manifestBytes = getManifest(from);
+        Path staging = directory.resolve(STAGING);
+        DatasetManifest manifest;
+        try {
+            Files.createDirectories(staging);
+            Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);
+            manifest = Json.readManifest(staging, false);
+        } catch (ShardFormatException e) {
+            throw new TransferException(manifestUri + ": " + e.detail(), e);
+        } catch (IOException e) {
+            throw new TransferException("cannot write " + staging + ": " + e, e);
+        }
+        boolean same = prepareDirectory(directory, manifest, manifestBytes);
+        ShardInstaller installer = new ShardInstaller(manifest);
+        progress.started(manifest.shards().size(), manifest.bytes(), 0);
+        Tally tally = downloadShards(from, directory, staging, manifest, installer);
+        try {
+            if (!same) {
+                Files.move(staging.resolve(DatasetManifest.FILE_NAME), directory.resolve(DatasetManifest.FILE_NAME),
+                    StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
+            deleteStaging(staging);
+        } catch (IOException e) {
+            throw new TransferException("cannot move the manifest into " + directory + ": " + e, e);
+        }
+        return new PullResult(tally.downloaded.get(), tally.skipped.get(), tally.downloadedBytes.get(),
+            tally.skippedBytes.get(), !same);
+    }
+
+    /**
+     * Refuses a directory holding another dataset unless forced, in which case its manifest goes first (it is not a
+     * dataset while the pull runs) and its unlisted shards with it. Returns whether the same manifest is there.
+     */
+    private boolean prepareDirectory(Path directory, DatasetManifest manifest, byte[] manifestBytes) {
+        Path local = directory.resolve(DatasetManifest.FILE_NAME);
+        try {
+            boolean same = false;
+            if (Files.exists(local)) {
+                same = Files.isRegularFile(local) && Arrays.equals(Files.readAllBytes(local), manifestBytes);
+                if (!same && !options.force()) {
+                    throw new TransferException(directory + " already holds a different dataset: nothing downloaded; "
+                        + "--force replaces it (its manifest is deleted first)");
+                }
+                if (!same) {
+                    Files.delete(local);
+                }
+            }
+            Set<String> listed = new HashSet<>();
+            manifest.shards().forEach(s -> listed.add(s.file()));
+            List<Path> unlisted = new ArrayList<>();
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*.pinshard")) {
+                for (Path file : files) {
+                    if (!listed.contains(file.getFileName().toString())) {
+                        unlisted.add(file);
+                    }
+                }
+            }
+            if (!unlisted.isEmpty() && !options.force()) {
+                throw new TransferException(directory + " holds " + unlisted.size() + " shard file(s) the dataset "
+                    + "does not list (" + unlisted.get(0).getFileName() + (unlisted.size() > 1 ? ", ..." : "")
+                    + "): nothing downloaded; --force deletes them");
+            }
+            for (Path file : unlisted) {
+                Files.delete(file);
+            }
+            return same;
+        } catch (IOException e) {
+            throw new TransferException("cannot prepare " + directory + ": " + e, e);
+        }
+    }
+
+    private Tally downloadShards(S3Location from, Path directory, Path staging, DatasetManifest manifest,
+                                 ShardInstaller installer) {
+        Tally tally = new Tally();
+        ShardPool.forEach(manifest.shards().size(), options.threads(), "pinshard-pull", "pull from " + from,
+            position -> downloadShard(from, directory, staging, manifest, installer, position, tally));
+        return tally;
+    }
+
+    private void downloadShard(S3Location from, Path directory, Path staging, DatasetManifest manifest,
+                               ShardInstaller installer, int position, Tally tally) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
+        Path target = directory.resolve(entry.file());
+        if (Files.isRegularFile(target) && installer.check(target, position) == null) {
+            tally.skipped.incrementAndGet();
+            tally.skippedBytes.addAndGet(entry.bytes());
+            progress.bytes(entry.bytes());
+            progress.fileDone(entry.file(), entry.bytes(), true);
+            return;
+        }
+        Path staged = staging.resolve(entry.file());
+        String uri = ObjectNames.uri(from, entry.file());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                download(from, entry, staged, uri);
+                break;
+            } catch (IOException | SdkClientException e) {
+                // The SDK retries a request that fails before its body; a body cut off midway is retried here.
+                ShardInstaller.deleteQuietly(staged);
+                if (attempt >= options.attempts() || Thread.currentThread().isInterrupted()) {
+                    throw new TransferException(uri + ": download failed after " + attempt + " attempt(s): " + e, e);
+                }
+                sleepBeforeRetry(attempt, uri);
+            }
+        }
+        installer.install(staged, target, position, uri);
+        tally.downloaded.incrementAndGet();
+        tally.downloadedBytes.addAndGet(entry.bytes());
+        progress.fileDone(entry.file(), entry.bytes(), false);
+    }
+
+    private void download(S3Location from, DatasetManifest.ShardEntry entry, Path staged, String uri)
+        throws IOException {
+        ResponseInputStream<GetObjectResponse> body;
+        try {
+            body = s3.getObject(b -> b.bucket(from.bucket()).key(from.key(entry.file())));
+        } catch (NoSuchKeyException e) {
+            throw new TransferException(uri + ": missing (the manifest lists " + entry.file() + ")", e);
+        } catch (SdkClientException e) {
+            throw e;
+        } catch (SdkException e) {
+            throw new TransferException(uri + ": " + e.getMessage(), e);
+        }
+        try (InputStream in = body; OutputStream out = Files.newOutputStream(staged)) {
+            GetObjectResponse response = body.response();
+            if (response.contentLength() != null && response.contentLength() != entry.bytes()) {
+                body.abort();
+                throw new TransferException(uri + ": object holds " + response.contentLength()
+                    + " bytes, the manifest says " + entry.bytes() + "; not downloaded");
+            }
+            String stored = response.metadata().get(ObjectNames.CRC32C_METADATA);
+            if (stored != null && !stored.equals(entry.crc32c())) {
+                body.abort();
+                throw new TransferException(uri + ": object's " + ObjectNames.CRC32C_METADATA + " metadata is "
+                    + stored + ", the manifest says " + entry.crc32c() + " (another dataset's shard?); not downloaded");
+            }
+            byte[] chunk = new byte[1 << 16];
+            long total = 0;
+            for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
+                total += n;
+                if (total > entry.bytes()) {
+                    body.abort();
+                    throw new TransferException(uri + ": object holds more than the " + entry.bytes()
+                        + " bytes the manifest says; not installed");
+                }
+                out.write(chunk, 0, n);
+                progress.bytes(n);
+            }
+            if (total < entry.bytes()) {
+                throw new IOException("body ended after " + total + " of " + entry.bytes() + " bytes");
+            }
+        }
+    }
+
+    private byte[] getManifest(S3Location from) {
+        String uri = ObjectNames.uri(from, DatasetManifest.FILE_NAME);
+        try (ResponseInputStream<GetObjectResponse> body = s3.getObject(
+            b -> b.bucket(from.bucket()).key(from.key(DatasetManifest.FILE_NAME)))) {
+            Long length = body.response().contentLength();
+            if (length != null && length > MAX_MANIFEST_BYTES) {
+                body.abort();
+                throw new TransferException(uri + ": " + length + " bytes, more than the " + MAX_MANIFEST_BYTES
+                    + " a manifest may hold");
+            }
+            return body.readNBytes((int) MAX_MANIFEST_BYTES);
+        } catch (NoSuchKeyException e) {
+            throw new TransferException(uri + ": missing: " + from + " is not a dataset (or its push did not finish)", e);
+        } catch (SdkException e) {
+            throw new TransferException(uri + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new TransferException(uri + ": " + e, e);
+        }
+    }
+
+    private static void sleepBeforeRetry(int attempt, String uri) {
+        try {
+            Thread.sleep(Math.min(5_000L, 100L << Math.min(attempt, 6)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransferException(uri + ": interrupted", e);
+        }
+    }
+
+    private static void deleteStaging(Path staging) throws IOException {
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(staging)) {
+            for (Path file : left) {
+                Files.deleteIfExists(file);
+            }
+        }
+        Files.deleteIfExists(staging);
+    }
+
+    private static final class Tally {
+        final AtomicInteger downloaded = new AtomicInteger();
+        final AtomicInteger skipped = new AtomicInteger();
+        final AtomicLong downloadedBytes = new AtomicLong();
+        final AtomicLong skippedBytes = new AtomicLong();
+    }
+}
