@@ -4,6 +4,8 @@ import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.Problem;
 import io.pinshard.reader.ShardSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +18,9 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -75,7 +79,7 @@ public final class S3ShardSource implements ShardSource {
     /**
      * Opens {@code s3://bucket/prefix}: reads and checks its manifest.
      *
-     * @param cacheRoot  the cache directory for this dataset, or null for {@link #defaultCacheDirectory}
+     * @param cacheRoot  the cache directory of this dataset, or null for {@link #cacheDirectory cacheDirectory(null, ...)}
      * @param limitBytes bytes of shards this process may hold at once ({@link Long#MAX_VALUE}: no limit)
      * @throws ShardFormatException {@link Kind#NOT_A_DATASET} when there is no manifest, naming bucket and key
      */
@@ -86,7 +90,7 @@ public final class S3ShardSource implements ShardSource {
         S3Client s3 = S3Clients.create(settings);
         try {
             DatasetManifest manifest = readManifest(s3, location);
-            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : defaultCacheDirectory(location, settings));
+            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : cacheDirectory(null, location, settings));
             return new S3ShardSource(location, settings, s3, cache, manifest, limitBytes);
         } catch (RuntimeException | Error e) {
             s3.close();
@@ -95,15 +99,16 @@ public final class S3ShardSource implements ShardSource {
     }
 
     /**
-     * {@code ~/.cache/pinshard/s3/<bucket>/<hash>}: the hash (16 hex digits of SHA-256) covers the endpoint and
-     * the prefix, so two stores with one bucket name, or two datasets in one bucket, never share a directory.
+     * {@code BASE/<bucket>/<hash>}, BASE {@code ~/.cache/pinshard/s3} when null: the hash (16 hex digits of SHA-256)
+     * covers the endpoint and the prefix, so two stores with one bucket name, or two datasets in one bucket, never
+     * share a directory, while every process on the node reading this dataset finds the same one.
      */
-    public static Path defaultCacheDirectory(S3Location location, S3Settings settings) {
+    public static Path cacheDirectory(Path base, S3Location location, S3Settings settings) {
         String identity = settings.endpoint().map(Object::toString).orElse("aws") + "|" + location.prefix();
+        Path root = base != null ? base : Path.of(System.getProperty("user.home"), ".cache", "pinshard", "s3");
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
-            return Path.of(System.getProperty("user.home"), ".cache", "pinshard", "s3", location.bucket(),
-                HexFormat.of().formatHex(hash, 0, 8));
+            return root.resolve(location.bucket()).resolve(HexFormat.of().formatHex(hash, 0, 8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
@@ -354,6 +359,36 @@ public final class S3ShardSource implements ShardSource {
         } catch (NumberFormatException ignored) {
             return 0;
         }
+    }
+
+    /**
+     * Checks every shard as {@code pinshard verify} checks a directory's: each is fetched through the cache (which
+     * checks length, checksums and structure before keeping it) and, with {@code decode}, every payload is decoded
+     * as well. A shard that cannot be had is one problem naming its object. Under a cache limit each shard is let
+     * go once checked.
+     */
+    public List<Problem> verify(boolean decode) {
+        List<Problem> problems = new ArrayList<>();
+        for (int i = 0; i < manifest.shards().size(); i++) {
+            String name = manifest.shards().get(i).file();
+            Path file;
+            try {
+                file = acquire(i);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
+                continue;
+            }
+            try {
+                if (decode) {
+                    problems.addAll(new DatasetVerifier(true, false).verifyShardFile(file, location(), manifest, i));
+                }
+            } finally {
+                if (limitBytes != Long.MAX_VALUE) {
+                    release(i);
+                }
+            }
+        }
+        return problems;
     }
 
     /** Lets go of every held shard (files stay for the next run), closes the client. */
