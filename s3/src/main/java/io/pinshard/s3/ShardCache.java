@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
 /**
  * The node-wide cache of one remote dataset's shards: one directory shared by every rank and process on the node.
  * Only files that passed every check are ever found under a shard's name, and each is fetched once however many
- * processes want it. The protocol (docs/s3.md, "Cache layout and locking"):
+ * processes want it. The protocol (docs/streaming.md, "Cache layout and locking"):
  *
  * <pre>
  * ROOT/shards/CRC/FILE          verified shards: FILE as listed, CRC its manifest CRC32C (a new dataset version
