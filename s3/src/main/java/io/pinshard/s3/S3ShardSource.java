@@ -23,6 +23,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -60,6 +61,7 @@ public final class S3ShardSource implements ShardSource {
     private final long[] failedAt;
     private final AtomicLong fetched = new AtomicLong();
     private final AtomicLong downloads = new AtomicLong();
+    private final AtomicIntegerArray downloadsPerShard;
     private boolean closed;
 
     private S3ShardSource(S3Location location, S3Settings settings, S3Client s3, ShardCache cache,
@@ -74,6 +76,7 @@ public final class S3ShardSource implements ShardSource {
         this.held = new boolean[shards];
         this.failed = new ShardFormatException[shards];
         this.failedAt = new long[shards];
+        this.downloadsPerShard = new AtomicIntegerArray(shards);
     }
 
     /**
@@ -169,6 +172,11 @@ public final class S3ShardSource implements ShardSource {
         return downloads.get();
     }
 
+    /** Downloads of shard {@code index} this source started. */
+    public int downloads(int index) {
+        return downloadsPerShard.get(index);
+    }
+
     public ShardCache cache() {
         return cache;
     }
@@ -191,7 +199,7 @@ public final class S3ShardSource implements ShardSource {
         String key = location.key(entry.file());
         try {
             Path file = cache.hold(location.toString(), object(location, key), manifest, index,
-                part -> download(entry, key, part));
+                part -> download(index, entry, key, part));
             synchronized (this) {
                 if (held[index] || closed) {
                     cache.release(entry, false); // another thread of this source got there first
@@ -225,8 +233,9 @@ public final class S3ShardSource implements ShardSource {
      * Writes object {@code key} into {@code part}: whole, or resumed from the bytes already written with a range
      * request that must match the first response's ETag. Attempts and total time are bounded by the settings.
      */
-    private String download(DatasetManifest.ShardEntry entry, String key, Path part) {
+    private String download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
+        downloadsPerShard.incrementAndGet(index);
         String object = object(location, key);
         long deadline = System.nanoTime() + settings.callTimeout().toNanos();
         String etag = null;

@@ -28,6 +28,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>Arguments: jpegDataset workDir shards rounds epochs workers.
  */
 public final class S3StreamBench {
+    /** The source of the streamed run in progress (for its per-shard download counts). */
+    private static final S3ShardSource[] STREAMED = new S3ShardSource[1];
+
     private S3StreamBench() {
     }
 
@@ -54,8 +57,9 @@ public final class S3StreamBench {
             for (int round = 1; round <= rounds; round++) {
                 double[] here = run(() -> Dataset.open(local), options, epochs, total, round, "local (warm)", rows);
                 Path cache = work.resolve("cache-" + round);
-                double[] remote = run(() -> Dataset.open(S3ShardSource.open(location, server.settings().build(), cache,
-                    limit)), options, epochs, total, round, "s3, cold cache, limit " + limit, rows);
+                double[] remote = run(() -> Dataset.open(STREAMED[0] = S3ShardSource.open(location,
+                    server.settings().build(), cache, limit)), options, epochs, total, round,
+                    "s3, cold cache, limit " + limit, rows);
                 System.out.printf(Locale.ROOT, "round %d: s3 / local = %.3f (all epochs), %.3f (first, cold)%n", round,
                     remote[0] / here[0], remote[1] / here[1]);
                 deleteTree(cache);
@@ -102,6 +106,17 @@ public final class S3StreamBench {
             if (dataset.isStreamed()) {
                 rows.add(String.format(Locale.ROOT, "| %d | %s | all | %.0f | %d | %.2f |", round, what,
                     images / (nanos / 1e9), dataset.bytesFetched(), (double) dataset.bytesFetched() / total));
+                S3ShardSource streamed = STREAMED[0];
+                int most = 0;
+                int least = Integer.MAX_VALUE;
+                for (int s = 0; s < dataset.shardCount(); s++) {
+                    most = Math.max(most, streamed.downloads(s));
+                    least = Math.min(least, streamed.downloads(s));
+                }
+                // The prefetcher fetches the next epoch's first shards during the last one: at most one more each.
+                System.out.printf(Locale.ROOT, "round %d: downloads per shard over %d epochs: %d..%d (%s)%n", round,
+                    epochs, least, most, most <= epochs + 1 ? "no shard fetched twice within an epoch"
+                        : "some shard fetched twice within an epoch");
             }
         }
         return new double[] {images / (nanos / 1e9), first};
