@@ -129,12 +129,18 @@ final class ShardPrefetcher implements Runnable {
     public void run() {
         int lastEpoch = -1;
         while (!stopped && !dataset.isClosed()) {
+            long version = loader.positionVersion();
             int epoch = loader.currentEpoch();
+            long batch = loader.batchInEpoch();
+            if ((version & 1) != 0 || version != loader.positionVersion()) {
+                Thread.onSpinWait(); // an epoch is starting: the pair was torn
+                continue;
+            }
             if (epoch != lastEpoch) {
                 Arrays.fill(failed, false); // a new epoch tries the shards that failed here again
                 lastEpoch = epoch;
             }
-            if (epoch < 0 || !step(epoch, loader.batchInEpoch())) {
+            if (epoch < 0 || !step(epoch, batch)) {
                 LockSupport.parkNanos(this, IDLE_PARK_NANOS);
             }
         }
