@@ -49,7 +49,6 @@ final class ShardPrefetcher implements Runnable {
     private final int[] order;
     private final Thread thread;
     private volatile boolean stopped;
-    private volatile Throwable lastFailure;
 
     ShardPrefetcher(Loader loader, Dataset dataset, LoaderOptions options, long[] firstRecord) {
         this.loader = loader;
@@ -101,11 +100,6 @@ final class ShardPrefetcher implements Runnable {
     /** The consumer moved on: look again now rather than at the next poll. */
     void wake() {
         LockSupport.unpark(thread);
-    }
-
-    /** The last fetch that failed here (the worker needing that shard reports it), or null. */
-    Throwable lastFailure() {
-        return lastFailure;
     }
 
     /** Stops the thread (interrupting a download in progress) and waits for it. */
@@ -193,8 +187,7 @@ final class ShardPrefetcher implements Runnable {
                 if (stopped || dataset.isClosed()) {
                     return false;
                 }
-                lastFailure = e; // the worker that needs this shard fetches it again and reports it
-                failed[shard] = true;
+                failed[shard] = true; // the worker that needs it fetches it again and reports it
                 continue;
             }
             return true;
