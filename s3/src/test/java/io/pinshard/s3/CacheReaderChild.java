@@ -10,11 +10,12 @@ import java.util.SplittableRandom;
 
 /**
  * A child process of {@link SharedCacheKillTest}: reads a remote dataset through a shared cache directory for a
- * while, in a seeded random shard order (preferring shards not cached), checking every payload's CRC, evicting each shard after reading it (so the
+ * while, in a seeded random shard order (preferring shards not cached), checking every payload's CRC, evicting all but the last few shards it read (so the
  * processes keep deleting and downloading each other's shards). Prints "ok DOWNLOADS BYTES" and exits 0; exits 3
  * on a corrupt record, 1 on any other failure.
  *
- * <p>Arguments: endpoint bucket prefix cacheDir millis seed stopFile (it stops early once that file exists).
+ * <p>Arguments: endpoint bucket prefix cacheDir millis seed stopFile keep (it stops early once the stop file exists;
+ * it keeps the last {@code keep} shards it read held, evicting older ones).
  */
 public final class CacheReaderChild {
     private CacheReaderChild() {
@@ -26,6 +27,8 @@ public final class CacheReaderChild {
         long until = System.nanoTime() + Long.parseLong(args[4]) * 1_000_000L;
         SplittableRandom random = new SplittableRandom(Long.parseLong(args[5]));
         Path stop = Path.of(args[6]);
+        int keep = Integer.parseInt(args[7]);
+        java.util.ArrayDeque<Integer> kept = new java.util.ArrayDeque<>();
         try (S3ShardSource source = S3ShardSource.open(new S3Location(args[1], args[2]), settings, Path.of(args[3]),
                  Long.MAX_VALUE);
              Dataset dataset = Dataset.open(source)) {
@@ -44,7 +47,13 @@ public final class CacheReaderChild {
                         System.exit(3);
                     }
                 }
-                dataset.evict(shard); // deleted unless another process holds it: the others download it again
+                // Keeps the last KEEP shards it read held; the older ones are deleted unless another process holds
+                // them, so the others download them again.
+                kept.remove((Integer) shard);
+                kept.addLast(shard);
+                while (kept.size() > keep) {
+                    dataset.evict(kept.removeFirst());
+                }
             } while (System.nanoTime() - until < 0 && !Files.exists(stop));
             System.out.println("ok " + source.downloads() + " " + source.bytesFetched());
         } catch (Throwable e) {
