@@ -147,7 +147,8 @@ class PushPullCommandTest {
         Path pulled = tmp.resolve("pulled");
         CommandTestSupport.Result pull = run("pull", to, pulled.toString(), "--progress", "none");
         assertEquals(1, pull.exitCode());
-        assertTrue(pull.err().contains(to + "/" + file + ": downloaded shard " + file + " CRC32C is "), pull.err());
+        assertTrue(pull.err().contains(to + "/" + file + ": the download failed its checks (" + file
+            + ": file CRC32C is "), pull.err());
         assertFalse(Files.exists(pulled.resolve(DatasetManifest.FILE_NAME)));
         assertFalse(Files.exists(pulled.resolve(file)));
         assertEquals(2, CommandTestSupport.run("verify", pulled.toString()).exitCode(), "not a dataset");
@@ -170,6 +171,30 @@ class PushPullCommandTest {
         assertEquals(0, run("pull", to, pulled.toString(), "--progress", "none").exitCode());
         assertEquals(0, CommandTestSupport.run("verify", pulled.toString()).exitCode());
         assertEquals(ConvertFixtures.GOOD, Json.readManifest(pulled).records());
+        assertSecretNeverPrinted();
+    }
+
+    @Test
+    void aConvertWhosePushFailedKeepsItsStagingAndTheSameCommandFinishesIt() throws IOException {
+        Path input = ConvertFixtures.imageFolder(tmp.resolve("images"));
+        Path staging = tmp.resolve("staging");
+        String to = "s3://" + bucket + "-later/converted";
+        String[] args = {"convert", input.toString(), "-o", to, "--staging", staging.toString(), "--shorter-side",
+            "32", "--shard-size", "4KiB", "--progress", "none", "--workers", "2"};
+        CommandTestSupport.Result failed = run(args);
+        assertEquals(1, failed.exitCode(), failed.out());
+        assertTrue(failed.err().contains("s3://" + bucket + "-later/converted/manifest.json"), failed.err());
+        assertTrue(failed.err().contains("stays in " + staging), failed.err());
+        assertTrue(Files.exists(staging.resolve(DatasetManifest.FILE_NAME)));
+
+        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+            s3.createBucket(b -> b.bucket(bucket + "-later"));
+        }
+        CommandTestSupport.Result resumed = run(args);
+        assertEquals(0, resumed.exitCode(), resumed.err());
+        assertTrue(resumed.out().contains("already a finished dataset of this conversion"), resumed.out());
+        assertTrue(resumed.out().contains("manifest written last"), resumed.out());
+        assertFalse(Files.exists(staging));
         assertSecretNeverPrinted();
     }
 

@@ -43,6 +43,7 @@ public final class DatasetPull {
     private final PullOptions options;
     private final TransferProgress progress;
 
+    /** A pull through {@code s3} (not closed here), reporting to {@code progress}. */
     public DatasetPull(S3Client s3, PullOptions options, TransferProgress progress) {
         this.s3 = s3;
         this.options = options;
@@ -61,16 +62,25 @@ public final class DatasetPull {
         Path staging = directory.resolve(STAGING);
         DatasetManifest manifest;
         try {
-            Files.createDirectories(staging);
-            Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);
-            manifest = Json.readManifest(staging, false);
+            manifest = Json.parseManifest(manifestBytes, from.toString());
         } catch (ShardFormatException e) {
             throw new TransferException(manifestUri + ": " + e.detail(), e);
+        }
+        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
+            // Plain unique names are the manifest rules'; these two would land on the pull's own files.
+            if (entry.file().equals(DatasetManifest.FILE_NAME) || entry.file().equals(STAGING)) {
+                throw new TransferException(manifestUri + ": lists a shard named " + entry.file()
+                    + ", which a pull cannot write");
+            }
+        }
+        try {
+            Files.createDirectories(staging);
+            Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);
         } catch (IOException e) {
             throw new TransferException("cannot write " + staging + ": " + e, e);
         }
         boolean same = prepareDirectory(directory, manifest, manifestBytes);
-        ShardInstaller installer = new ShardInstaller(manifest);
+        ShardInstaller installer = new ShardInstaller(manifest, from.toString());
         progress.started(manifest.shards().size(), manifest.bytes(), 0);
         Tally tally = downloadShards(from, directory, staging, manifest, installer);
         try {

@@ -63,6 +63,7 @@ public final class DatasetPush {
     private final PushOptions options;
     private final TransferProgress progress;
 
+    /** A push through {@code s3} (not closed here), reporting to {@code progress}. */
     public DatasetPush(S3Client s3, PushOptions options, TransferProgress progress) {
         this.s3 = s3;
         this.options = options;
@@ -304,7 +305,9 @@ public final class DatasetPush {
         } catch (NoSuchKeyException e) {
             return null;
         } catch (S3Exception e) {
-            if (e.statusCode() == 404) {
+            // A HEAD's 404 has no body to say which; a GET's says NoSuchBucket when the bucket is what is missing.
+            boolean noBucket = e.awsErrorDetails() != null && "NoSuchBucket".equals(e.awsErrorDetails().errorCode());
+            if (e.statusCode() == 404 && !noBucket) {
                 return null;
             }
             throw failed(to, name, e);

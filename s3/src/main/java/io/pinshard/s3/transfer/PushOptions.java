@@ -73,6 +73,7 @@ public record PushOptions(int threads, long multipartThreshold, long partSize, L
     /** The part size for a shard of {@code bytes}: {@link #partSize}, or larger to stay within {@link #MAX_PARTS}. */
     long partSizeFor(long bytes) {
         long needed = (bytes + MAX_PARTS - 1) / MAX_PARTS;
-        return Math.max(partSize, (needed + MIN_PART_SIZE - 1) / MIN_PART_SIZE * MIN_PART_SIZE);
+        long mib = 1L << 20;
+        return needed <= partSize ? partSize : (needed + mib - 1) / mib * mib;
     }
 }

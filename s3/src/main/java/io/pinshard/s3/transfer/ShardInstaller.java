@@ -1,11 +1,8 @@
 package io.pinshard.s3.transfer;
 
-import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
-import io.pinshard.format.ManifestRules;
-import io.pinshard.format.ShardFormatException;
-import io.pinshard.reader.MappedShard;
-import io.pinshard.reader.RecordLimits;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.Problem;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -13,57 +10,36 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import org.agrona.concurrent.UnsafeBuffer;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The step between a downloaded file and a shard anyone may map: check it against its manifest entry, then rename
- * it into place atomically, so that no partial or wrong file ever carries a shard's name. The checks are the size,
- * the whole-file CRC32C (every byte, against the manifest), the structure ({@link MappedShard#open}: header,
- * footer, index checksum, every index entry against the format's and the dataset's limits), the record count and
- * the header's shard number. Used by {@code pull}; one instance per manifest, safe to share between threads.
+ * it into place atomically, so that no partial or wrong file ever carries a shard's name. The checks are {@link
+ * DatasetVerifier#verifyShardFile}'s, those {@code verify --no-decode} makes of each listed shard: length and
+ * whole-file CRC32C against the manifest, structure, header shard number, section checksums, every payload checksum
+ * and must-be-zero gap, labels. Used by {@code pull}; one instance per manifest, safe to share between threads.
  */
 public final class ShardInstaller {
     private final DatasetManifest manifest;
-    private final int[] expectedNumbers;
-    private final RecordLimits limits;
-
-    public ShardInstaller(DatasetManifest manifest) {
-        this.manifest = manifest;
-        this.expectedNumbers = ManifestRules.expectedShardNumbers(manifest.shards());
-        this.limits = RecordLimits.of(manifest);
-    }
+    private final String dataset;
 
     /**
-     * What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard.
+     * @param dataset how problems name the dataset ({@code s3://bucket/prefix})
      */
+    public ShardInstaller(DatasetManifest manifest, String dataset) {
+        this.manifest = manifest;
+        this.dataset = dataset;
+    }
+
+    /** What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard. */
     public String check(Path file, int position) {
-        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (IOException e) {
-            return "cannot read: " + e;
+        List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position);
+        if (problems.isEmpty()) {
+            return null;
         }
-        if (size != entry.bytes()) {
-            return "holds " + size + " bytes, the manifest says " + entry.bytes();
-        }
-        try (MappedShard shard = MappedShard.open(file, null, true, limits)) {
-            UnsafeBuffer buffer = shard.buffer();
-            String crc = Crc32c.hex(new Crc32c().compute(buffer, 0, buffer.capacity()));
-            if (!crc.equals(entry.crc32c())) {
-                return "CRC32C is " + crc + ", the manifest says " + entry.crc32c();
-            }
-            if (shard.recordCount() != entry.records()) {
-                return "holds " + shard.recordCount() + " records, the manifest says " + entry.records();
-            }
-            if (shard.structure().shardNumber() != expectedNumbers[position]) {
-                return "header shard number is " + Integer.toUnsignedString(shard.structure().shardNumber())
-                    + ", its place in the manifest says " + expectedNumbers[position];
-            }
-        } catch (ShardFormatException e) {
-            return e.kind() + ": " + e.detail();
-        }
-        return null;
+        return problems.stream().limit(3).map(Problem::toString).collect(Collectors.joining("; "))
+            + (problems.size() > 3 ? "; and " + (problems.size() - 3) + " more" : "");
     }
 
     /**
@@ -78,8 +54,7 @@ public final class ShardInstaller {
         String problem = check(staged, position);
         if (problem != null) {
             deleteQuietly(staged);
-            throw new TransferException(source + ": downloaded shard " + manifest.shards().get(position).file() + " "
-                + problem + "; not installed");
+            throw new TransferException(source + ": the download failed its checks (" + problem + "); not installed");
         }
         try {
             try (FileChannel channel = FileChannel.open(staged, StandardOpenOption.WRITE)) {

@@ -13,6 +13,7 @@ import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3TestServer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Push and pull against a real S3 server on loopback (s3proxy), with the faults a kill or a tampered store leave. */
@@ -244,6 +246,22 @@ class DatasetPushPullTest {
             () -> new DatasetPull(s3, PullOptions.defaults(), TransferProgress.NONE).pull(at("t"), pulled));
         assertTrue(missing.getMessage().contains("s3://" + bucket + "/t/" + file + ": missing"), missing.getMessage());
         assertFalse(Files.exists(pulled.resolve(DatasetManifest.FILE_NAME)));
+    }
+
+    @Test
+    void aRemoteManifestNamingThePullsOwnFilesIsRefused() throws IOException {
+        Path local = smallDataset("local", 10);
+        new DatasetPush(s3, options(), TransferProgress.NONE).push(local, at("n"));
+        String manifest = Files.readString(local.resolve(DatasetManifest.FILE_NAME));
+        for (String name : List.of(DatasetPull.STAGING, DatasetManifest.FILE_NAME)) {
+            byte[] hostile = manifest.replace("shard-00001.pinshard", name).getBytes(StandardCharsets.UTF_8);
+            s3.putObject(b -> b.bucket(bucket).key("n/" + DatasetManifest.FILE_NAME), RequestBody.fromBytes(hostile));
+            Path pulled = tmp.resolve("pulled-" + name);
+            TransferException refused = assertThrows(TransferException.class,
+                () -> new DatasetPull(s3, PullOptions.defaults(), TransferProgress.NONE).pull(at("n"), pulled));
+            assertTrue(refused.getMessage().contains("lists a shard named " + name), refused.getMessage());
+            assertFalse(Files.exists(pulled));
+        }
     }
 
     @Test
