@@ -40,8 +40,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure loader throughput alone: images/s, MB/s, data-wait, heap bytes per batch.")
 final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
-    Path directory;
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
+        + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
+    String directory;
+
+    @CommandLine.Mixin
+    DatasetLocationMixin location = new DatasetLocationMixin();
     @Parameters(index = "1..*", arity = "0..*", paramLabel = "MORE", description = "With --sweep: more dataset directories.")
     List<Path> moreDirectories = new ArrayList<>();
 
@@ -95,11 +99,14 @@ final class BenchCommand implements Callable<Integer> {
         }
         LoaderOptions options = builder.build();
         String sweepProblem = sweep.problem(backend != null, moreDirectories);
+        if (sweepProblem == null && sweep.sweep && DatasetLocationMixin.isRemote(directory)) {
+            sweepProblem = "--sweep measures local directories only, not " + directory;
+        }
         if (sweepProblem != null || sweep.sweep) {
             return runSweep(sweepProblem, backend, options);
         }
         Map<String, Object> result;
-        try (Dataset dataset = Dataset.open(directory); Loader loader = Loader.open(dataset, options)) {
+        try (Dataset dataset = location.open(directory); Loader loader = Loader.open(dataset, options)) {
             if (backend == null) {
                 result = measure(dataset, loader, options, null);
             } else {
@@ -133,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("pinshard bench: " + problem);
             return PinshardCommand.EXIT_USAGE;
         }
-        List<Path> directories = new ArrayList<>(List.of(directory));
+        List<Path> directories = new ArrayList<>(List.of(Path.of(directory)));
         directories.addAll(moreDirectories);
         try {
             return new BenchSweep(this, sweep, spec.commandLine().getOut(), Runtime.getRuntime().availableProcessors())
@@ -154,6 +161,8 @@ final class BenchCommand implements Callable<Integer> {
         } while (System.nanoTime() < warmupEnd);
         PipelineStats deviceBefore = lane == null ? null : lane.stream.stats();
         LoaderStats before = loader.stats();
+        long fetchedBefore = dataset.bytesFetched();
+        int measuredFrom = epoch;
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
@@ -166,7 +175,7 @@ final class BenchCommand implements Callable<Integer> {
         long batches = after.batches() - before.batches();
         long heap = after.workerHeapBytes() - before.workerHeapBytes() + consumerHeap;
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("dataset", dataset.directory().toString());
+        result.put("dataset", dataset.location());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
         result.put("mb_per_s", images * (double) options.crop() * options.crop() * 3 / 1e6 / elapsed);
@@ -187,6 +196,13 @@ final class BenchCommand implements Callable<Integer> {
         result.put("images", images);
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
+        if (dataset.isStreamed()) {
+            result.put("cache_limit_bytes", dataset.cacheLimitBytes());
+            result.put("dataset_bytes", dataset.manifest().bytes());
+            result.put("bytes_fetched", dataset.bytesFetched());
+            result.put("bytes_fetched_measured", dataset.bytesFetched() - fetchedBefore);
+            result.put("measured_epochs", epoch - measuredFrom);
+        }
         result.put("allocator", options.allocator().name());
         result.put("crc_check", options.crcCheck().label() + " (" + checkedCodecs(options.crcCheck()) + ")");
         result.put("resampler", options.resampler().effective().name().toLowerCase(Locale.ROOT));

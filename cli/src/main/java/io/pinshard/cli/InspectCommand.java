@@ -8,7 +8,6 @@ import io.pinshard.format.Printable;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -24,8 +23,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = "Summarise a dataset: records, shards, classes with counts, codecs, bytes, image sizes.")
 final class InspectCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
-    Path directory;
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
+        + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
+    String directory;
+
+    @CommandLine.Mixin
+    DatasetLocationMixin location = new DatasetLocationMixin();
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
@@ -37,7 +40,7 @@ final class InspectCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         Map<String, Object> summary;
-        try (Dataset dataset = Dataset.open(directory)) {
+        try (Dataset dataset = location.open(directory)) {
             summary = summarise(dataset);
         }
         if (json) {
@@ -77,7 +80,7 @@ final class InspectCommand implements Callable<Integer> {
             maxWidth = Math.max(maxWidth, view.width());
         }
         Map<String, Object> summary = new LinkedHashMap<>();
-        summary.put("dataset", dataset.directory().toString());
+        summary.put("dataset", dataset.location());
         summary.put("formatVersion", manifest.formatVersion());
         summary.put("records", dataset.size());
         summary.put("bytes", manifest.bytes());

@@ -38,8 +38,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "preview", mixinStandardHelpOptions = true,
     description = "Write a contact sheet (PNG) of stored images and the loader's augmented crops of them.")
 final class PreviewCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
-    Path directory;
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
+        + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
+    String directory;
+
+    @CommandLine.Mixin
+    DatasetLocationMixin location = new DatasetLocationMixin();
 
     @Option(names = "--out", required = true, description = "PNG file to write.")
     Path out;
@@ -69,7 +73,7 @@ final class PreviewCommand implements Callable<Integer> {
         if (count < 1 || epochs < 0 || crop < 8) {
             throw new IllegalArgumentException("need --count >= 1, --epochs >= 0, --crop >= 8");
         }
-        try (Dataset dataset = Dataset.open(directory)) {
+        try (Dataset dataset = location.open(directory)) {
             int shown = (int) Math.min(count, dataset.size());
             int rows = 2 + epochs;
             try (Mat sheet = new Mat(rows * (crop + GAP) + GAP, shown * (crop + GAP) + GAP, CV_8UC3,

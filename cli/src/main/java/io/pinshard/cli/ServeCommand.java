@@ -24,8 +24,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Serve loader batches to another process (e.g. PyTorch) through a shared-memory ring file.")
 final class ServeCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
-    Path directory;
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
+        + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
+    String directory;
+
+    @CommandLine.Mixin
+    DatasetLocationMixin location = new DatasetLocationMixin();
 
     @Option(names = "--ring", paramLabel = "PATH", description = "Ring file (default: /dev/shm/pinshard-<pid>.ring).")
     Path ring;
@@ -57,7 +61,7 @@ final class ServeCommand implements Callable<Integer> {
         Path ringPath = ring != null ? ring : Path.of("/dev/shm", "pinshard-" + ProcessHandle.current().pid() + ".ring");
         LoaderOptions options = loaderOptions.builder().build();
         RingServer.Settings settings = new RingServer.Settings((long) (clientTimeout * 1e9), ownerPid, once);
-        try (Dataset dataset = Dataset.open(directory)) {
+        try (Dataset dataset = location.open(directory)) {
             RingServer server = RingServer.start(dataset, options, ringPath, settings, event -> print(out, event));
             Thread hook = new Thread(server::close, "pinshard-serve-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);

@@ -5,6 +5,7 @@ import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
+import io.pinshard.s3.S3ShardSource;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,8 +27,12 @@ import picocli.CommandLine.Parameters;
         + "that verifies also loads.",
         "Exit 0 when intact, 1 when anything is corrupt, 2 for usage errors or a path that is not a dataset."})
 final class VerifyCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
-    Path directory;
+    @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
+        + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
+    String directory;
+
+    @CommandLine.Mixin
+    DatasetLocationMixin location = new DatasetLocationMixin();
 
     @Option(names = "--decode", negatable = true, defaultValue = "true", fallbackValue = "true",
         description = "--no-decode skips decoding: checksums and structure only, much faster on jpeg datasets, but a re-sealed "
@@ -56,13 +61,19 @@ final class VerifyCommand implements Callable<Integer> {
             if (threads < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1: " + threads);
             }
-            problems = new DatasetVerifier(decode, allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault(),
-                threads).verify(directory);
+            if (DatasetLocationMixin.isRemote(directory)) {
+                try (S3ShardSource source = location.source(directory)) {
+                    problems = source.verify(decode);
+                }
+            } else {
+                problems = new DatasetVerifier(decode, allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault(),
+                    threads).verify(Path.of(directory));
+            }
         } catch (ShardFormatException e) {
             err.println("pinshard verify: " + e.getMessage());
             return PinshardCommand.EXIT_USAGE;
         }
-        String shown = Printable.escape(directory.toString());
+        String shown = Printable.escape(directory);
         if (problems.isEmpty()) {
             out.println(shown + ": intact" + (decode ? "" : " (checksums and structure; payloads not decoded)"));
             out.flush();

@@ -288,7 +288,8 @@ public final class Dataset implements AutoCloseable {
         if (guard.isClosed()) {
             throw guard.closedException();
         }
-        Path file = source.acquire(index); // outside the lock: the source itself fetches each shard once
+        // Under the shard's lock, the download included: the source's hold and the mapping come and go together
+        // (an eviction releases the hold only while no mapping exists), and threads wanting one shard wait for it.
         synchronized (shardLocks[index]) {
             mapped = streamed.get(index);
             if (mapped != null) {
@@ -297,6 +298,7 @@ public final class Dataset implements AutoCloseable {
             if (guard.isClosed()) {
                 throw guard.closedException();
             }
+            Path file = source.acquire(index);
             DatasetManifest.ShardEntry entry = manifest.shards().get(index);
             try {
                 mapped = MappedShard.open(file, location, true, limits);
@@ -409,7 +411,9 @@ public final class Dataset implements AutoCloseable {
             ReadGuard shardGuard = mapped.guard();
             if (shardGuard.tryAcquire()) { // false: evicted since we looked it up; map it again
                 try {
-                    view.wrap(shardGuard, this, mapped, record - firstRecord[shard], record);
+                    // The pin keeps the shard mapped; the view's own reads take the dataset's guard, which an
+                    // eviction does not close (a closing shard guard would refuse them while the pin is held).
+                    view.wrap(guard, this, mapped, record - firstRecord[shard], record);
                 } catch (RuntimeException | Error e) {
                     shardGuard.release();
                     throw e;

@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * ({@link #local()}: {@link Dataset} maps them all at open, as it always has); a remote store such as S3 makes a
  * shard local on demand ({@link #acquire}: downloaded into a verified cache) and lets it go again
  * ({@link #release}), so a dataset larger than the disk can stream through a bounded cache. The loader calls
- * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/s3.md).
+ * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/streaming.md).
  *
  * <p>Implementations are thread-safe: the loader's prefetch thread and its workers may acquire shards at once.
  */

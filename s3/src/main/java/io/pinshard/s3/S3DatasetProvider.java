@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * Serves {@code s3://} locations to {@link io.pinshard.reader.Dataset#open(String)} (registered in
  * {@code META-INF/services}). Options by name, each also read from the system property {@code pinshard.s3.NAME}:
- * {@code endpoint}, {@code region}, {@code pathStyle} (true/false), {@code cacheDir}, {@code cacheLimit} (bytes),
+ * {@code endpoint}, {@code region}, {@code pathStyle} (true/false), {@code cacheDir} (the base: each dataset gets {@code <bucket>/<hash>} under it), {@code cacheLimit} (bytes),
  * {@code maxAttempts}, {@code attemptTimeoutMs}, {@code callTimeoutMs}. What is not given comes from the AWS SDK's
  * standard configuration, credentials always (environment, system properties, profiles): never from here.
  */
@@ -46,8 +46,10 @@ public final class S3DatasetProvider implements ShardSourceProvider {
         }
         String cacheDir = option(options, "cacheDir");
         String limit = option(options, "cacheLimit");
-        return S3ShardSource.open(S3Location.parse(location), settings.build(),
-            cacheDir == null ? null : Path.of(cacheDir), limit == null ? Long.MAX_VALUE : Long.parseLong(limit));
+        S3Location parsed = S3Location.parse(location);
+        S3Settings built = settings.build();
+        return S3ShardSource.open(parsed, built, S3ShardSource.cacheDirectory(cacheDir == null ? null : Path.of(cacheDir),
+            parsed, built), limit == null ? Long.MAX_VALUE : Long.parseLong(limit));
     }
 
     private static String option(Map<String, String> options, String name) {

@@ -4,6 +4,8 @@ import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.Problem;
 import io.pinshard.reader.ShardSource;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,9 +18,12 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -56,6 +61,7 @@ public final class S3ShardSource implements ShardSource {
     private final long[] failedAt;
     private final AtomicLong fetched = new AtomicLong();
     private final AtomicLong downloads = new AtomicLong();
+    private final AtomicIntegerArray downloadsPerShard;
     private boolean closed;
 
     private S3ShardSource(S3Location location, S3Settings settings, S3Client s3, ShardCache cache,
@@ -70,12 +76,13 @@ public final class S3ShardSource implements ShardSource {
         this.held = new boolean[shards];
         this.failed = new ShardFormatException[shards];
         this.failedAt = new long[shards];
+        this.downloadsPerShard = new AtomicIntegerArray(shards);
     }
 
     /**
      * Opens {@code s3://bucket/prefix}: reads and checks its manifest.
      *
-     * @param cacheRoot  the cache directory for this dataset, or null for {@link #defaultCacheDirectory}
+     * @param cacheRoot  the cache directory of this dataset, or null for {@link #cacheDirectory cacheDirectory(null, ...)}
      * @param limitBytes bytes of shards this process may hold at once ({@link Long#MAX_VALUE}: no limit)
      * @throws ShardFormatException {@link Kind#NOT_A_DATASET} when there is no manifest, naming bucket and key
      */
@@ -86,7 +93,7 @@ public final class S3ShardSource implements ShardSource {
         S3Client s3 = S3Clients.create(settings);
         try {
             DatasetManifest manifest = readManifest(s3, location);
-            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : defaultCacheDirectory(location, settings));
+            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : cacheDirectory(null, location, settings));
             return new S3ShardSource(location, settings, s3, cache, manifest, limitBytes);
         } catch (RuntimeException | Error e) {
             s3.close();
@@ -95,15 +102,16 @@ public final class S3ShardSource implements ShardSource {
     }
 
     /**
-     * {@code ~/.cache/pinshard/s3/<bucket>/<hash>}: the hash (16 hex digits of SHA-256) covers the endpoint and
-     * the prefix, so two stores with one bucket name, or two datasets in one bucket, never share a directory.
+     * {@code BASE/<bucket>/<hash>}, BASE {@code ~/.cache/pinshard/s3} when null: the hash (16 hex digits of SHA-256)
+     * covers the endpoint and the prefix, so two stores with one bucket name, or two datasets in one bucket, never
+     * share a directory, while every process on the node reading this dataset finds the same one.
      */
-    public static Path defaultCacheDirectory(S3Location location, S3Settings settings) {
+    public static Path cacheDirectory(Path base, S3Location location, S3Settings settings) {
         String identity = settings.endpoint().map(Object::toString).orElse("aws") + "|" + location.prefix();
+        Path root = base != null ? base : Path.of(System.getProperty("user.home"), ".cache", "pinshard", "s3");
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
-            return Path.of(System.getProperty("user.home"), ".cache", "pinshard", "s3", location.bucket(),
-                HexFormat.of().formatHex(hash, 0, 8));
+            return root.resolve(location.bucket()).resolve(HexFormat.of().formatHex(hash, 0, 8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
@@ -164,6 +172,11 @@ public final class S3ShardSource implements ShardSource {
         return downloads.get();
     }
 
+    /** Downloads of shard {@code index} this source started. */
+    public int downloads(int index) {
+        return downloadsPerShard.get(index);
+    }
+
     public ShardCache cache() {
         return cache;
     }
@@ -186,7 +199,7 @@ public final class S3ShardSource implements ShardSource {
         String key = location.key(entry.file());
         try {
             Path file = cache.hold(location.toString(), object(location, key), manifest, index,
-                part -> download(entry, key, part));
+                part -> download(index, entry, key, part));
             synchronized (this) {
                 if (held[index] || closed) {
                     cache.release(entry, false); // another thread of this source got there first
@@ -220,8 +233,9 @@ public final class S3ShardSource implements ShardSource {
      * Writes object {@code key} into {@code part}: whole, or resumed from the bytes already written with a range
      * request that must match the first response's ETag. Attempts and total time are bounded by the settings.
      */
-    private String download(DatasetManifest.ShardEntry entry, String key, Path part) {
+    private String download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
+        downloadsPerShard.incrementAndGet(index);
         String object = object(location, key);
         long deadline = System.nanoTime() + settings.callTimeout().toNanos();
         String etag = null;
@@ -229,12 +243,18 @@ public final class S3ShardSource implements ShardSource {
         byte[] copy = new byte[COPY_BYTES];
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
+                have = out.position(); // what earlier attempts wrote before their bodies broke off
                 GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(location.bucket()).key(key);
                 if (have > 0) {
                     request.range("bytes=" + have + "-").ifMatch(etag);
                 }
                 try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
                     GetObjectResponse response = in.response();
+                    if (have > 0 && response.contentRange() == null) { // the store ignored the range: start over
+                        out.truncate(0);
+                        out.position(0);
+                        have = 0;
+                    }
                     if (etag == null) {
                         etag = response.eTag();
                         Long length = response.contentLength();
@@ -246,7 +266,7 @@ public final class S3ShardSource implements ShardSource {
                         }
                     }
                     try {
-                        have = copy(in, out, have, entry.bytes(), copy, deadline, object);
+                        have = copy(in, out, have, entry, copy, deadline, object);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
@@ -282,8 +302,9 @@ public final class S3ShardSource implements ShardSource {
         }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
-                      String object) throws IOException {
+    private long copy(InputStream in, FileChannel out, long have, DatasetManifest.ShardEntry entry, byte[] copy,
+                      long deadline, String object) throws IOException {
+        long expected = entry.bytes();
         for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
             ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
             while (bytes.hasRemaining()) {
@@ -292,7 +313,7 @@ public final class S3ShardSource implements ShardSource {
             have += n;
             fetched.addAndGet(n);
             if (System.nanoTime() - deadline > 0) {
-                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), null, -1, object + ": only " + have
+                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, object + ": only " + have
                     + " of " + expected + " bytes arrived within the call timeout of " + settings.callTimeout(), null);
             }
         }
@@ -347,6 +368,36 @@ public final class S3ShardSource implements ShardSource {
         } catch (NumberFormatException ignored) {
             return 0;
         }
+    }
+
+    /**
+     * Checks every shard as {@code pinshard verify} checks a directory's: each is fetched through the cache (which
+     * checks length, checksums and structure before keeping it) and, with {@code decode}, every payload is decoded
+     * as well. A shard that cannot be had is one problem naming its object. Under a cache limit each shard is let
+     * go once checked.
+     */
+    public List<Problem> verify(boolean decode) {
+        List<Problem> problems = new ArrayList<>();
+        for (int i = 0; i < manifest.shards().size(); i++) {
+            String name = manifest.shards().get(i).file();
+            Path file;
+            try {
+                file = acquire(i);
+            } catch (ShardFormatException e) {
+                problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
+                continue;
+            }
+            try {
+                if (decode) {
+                    problems.addAll(new DatasetVerifier(true, false).verifyShardFile(file, location(), manifest, i));
+                }
+            } finally {
+                if (limitBytes != Long.MAX_VALUE) {
+                    release(i);
+                }
+            }
+        }
+        return problems;
     }
 
     /** Lets go of every held shard (files stay for the next run), closes the client. */

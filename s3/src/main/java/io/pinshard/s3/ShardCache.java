@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
 /**
  * The node-wide cache of one remote dataset's shards: one directory shared by every rank and process on the node.
  * Only files that passed every check are ever found under a shard's name, and each is fetched once however many
- * processes want it. The protocol (docs/s3.md, "Cache layout and locking"):
+ * processes want it. The protocol (docs/streaming.md, "Cache layout and locking"):
  *
  * <pre>
  * ROOT/shards/CRC/FILE          verified shards: FILE as listed, CRC its manifest CRC32C (a new dataset version
@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  * ROOT/locks/CRC-FILE.use       shared lock while a process holds the shard (mapped or fetched ahead);
  *                               an evictor deletes the shard only under an exclusive lock (no one holds it)
  * ROOT/locks/CRC-FILE.fetch     exclusive lock while one process downloads the shard; the others wait on it
- * ROOT/tmp/CRC-FILE.PID.N.part  a download in progress, unique to its process
+ * ROOT/tmp/CRC-FILE.PID.N.part/FILE  a download in progress, unique to its process
  * </pre>
  *
  * To hold a shard: take the shared {@code .use} lock; if the shard file exists, done; else take the {@code .fetch}
@@ -219,8 +219,12 @@ public final class ShardCache implements AutoCloseable {
                 return; // another process fetched it while this one waited
             }
             deleteParts(key); // theirs: whoever wrote them held this lock and is gone
-            Path part = tmp.resolve(key + "." + ProcessHandle.current().pid() + "."
+            // The part keeps the shard's own name inside a directory unique to this download, so that what the
+            // checks report names the shard.
+            Path partDirectory = tmp.resolve(key + "." + ProcessHandle.current().pid() + "."
                 + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".part");
+            Path part = partDirectory.resolve(entry.file());
+            Files.createDirectory(partDirectory);
             try {
                 String etag = download.to(part);
                 List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(part, dataset, manifest,
@@ -231,7 +235,7 @@ public final class ShardCache implements AutoCloseable {
                 Files.createDirectories(file.getParent());
                 Files.move(part, file, StandardCopyOption.ATOMIC_MOVE);
             } finally {
-                Files.deleteIfExists(part);
+                deleteTree(partDirectory);
             }
         }
     }
@@ -264,9 +268,21 @@ public final class ShardCache implements AutoCloseable {
     private void deleteParts(String key) throws IOException {
         try (DirectoryStream<Path> parts = Files.newDirectoryStream(tmp, glob(key) + ".*.part")) {
             for (Path part : parts) {
-                Files.deleteIfExists(part);
+                deleteTree(part);
             }
         }
+    }
+
+    /** Deletes a part directory and the one file in it (or a plain file). */
+    private static void deleteTree(Path part) throws IOException {
+        if (Files.isDirectory(part, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> inside = Files.newDirectoryStream(part)) {
+                for (Path file : inside) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+        Files.deleteIfExists(part);
     }
 
     /**
@@ -283,7 +299,7 @@ public final class ShardCache implements AutoCloseable {
                 try {
                     long pid = Long.parseLong(pieces[pieces.length - 3]);
                     if (ProcessHandle.of(pid).isEmpty()) {
-                        Files.deleteIfExists(part);
+                        deleteTree(part);
                     }
                 } catch (NumberFormatException | IOException e) {
                     // not one of ours, or gone already

@@ -54,6 +54,8 @@ public final class Loader implements AutoCloseable {
     /** For metrics: the epoch last started, and {@code batches} minus its batches handed out at that start. */
     private volatile int currentEpoch = -1;
     private volatile long epochBatchBase;
+    /** Odd while an epoch start changes {@code currentEpoch} and {@code epochBatchBase}; see {@link #positionVersion}. */
+    private volatile long positionVersion;
     private final EpochPlan plan;
     private final BatchRing ring;
     private final SampleProcessor[] processors;
@@ -176,6 +178,14 @@ public final class Loader implements AutoCloseable {
         }
     }
 
+    /**
+     * Even when {@link #currentEpoch()} and {@link #batchInEpoch()} are a consistent pair: read it, the two, and it
+     * again; equal and even means they belong together (an epoch start changes both; only it writes this).
+     */
+    long positionVersion() {
+        return positionVersion;
+    }
+
     /** For metrics: the epoch last started, -1 before any. */
     int currentEpoch() {
         return currentEpoch;
@@ -289,8 +299,10 @@ public final class Loader implements AutoCloseable {
                 runStartedNanos = run.startedNanos();
                 segment = 0;
             }
+            positionVersion++; // odd: the pair below is changing (the prefetcher reads it as one)
             currentEpoch = epoch;
             epochBatchBase = batches - run.firstBatch(segment);
+            positionVersion++;
             wakeWorkers();
             long start = starts + 1;
             Epoch next = epochs[(int) (start & 1)].open(start, segment);

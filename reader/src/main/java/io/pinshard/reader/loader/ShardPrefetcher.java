@@ -9,11 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * Keeps a streamed dataset's shards ({@link Dataset#isStreamed()}) mapped ahead of a loader's workers, within the
  * source's cache limit. It replays this rank's epoch order on a plan of its own (the same function of seed, epoch
  * and options as the workers' {@link EpochPlan}) as a list of runs: consecutive samples from one shard, which in
- * quasi-random order are whole shard-local windows. From the consumer's next batch onward, through the next
- * epoch (which the workers fill ahead), the shards of those runs in order of first use, as many as the limit
- * holds, are the wanted set: it evicts every mapped shard outside that set, then fetches the wanted ones in order.
- * Since it knows the future order exactly, it keeps the shards needed soonest; a shard whose windows are spread
- * over an epoch may be let go between them when the limit is tight.
+ * quasi-random order are whole shard-local windows. From the consumer's next batch on, through the next epoch (which
+ * the workers fill ahead), that gives each shard's next use: it fetches shards in that order while they fit, and
+ * makes room the way the known future says is best (Belady): a shard with no use left in this epoch and the next
+ * goes at once, else the mapped shard used last, unless it is used before the one to fetch or by the batches the
+ * workers may be filling now (the ring's slots past the consumer: those stay, even past the limit).
  *
  * <p>Workers never wait on it for correctness: a worker that finds its shard not mapped maps it itself (see
  * {@link Dataset#pin}), and eviction waits for reads inside the shard. A shard that cannot be fetched is left to
@@ -30,25 +30,37 @@ final class ShardPrefetcher implements Runnable {
     private final Dataset dataset;
     private final EpochPlan plan;
     private final long limit;
+    /** The limit holds the whole dataset: nothing is ever evicted, the cache stays warm for the next run. */
+    private final boolean keepAll;
     private final int batchSize;
+    /** Batches the workers may be filling ahead of the consumer: their shards are kept even past the limit. */
+    private final int inFlight;
+    private final long batchesPerEpoch;
     /** Runs of two epochs: [slot][run]; slot = epoch & 1. */
     private final int[][] runShard = new int[2][];
+    private final long[][] runFirstBatch = new long[2][];
     private final long[][] runLastBatch = new long[2][];
     private final int[] runCount = new int[2];
     private final int[] runsEpoch = {-1, -1};
-    private final boolean[] wanted;
+    /** Per shard: the batch it is next read at (see {@link #nextUses}). */
+    private final long[] nextUse;
+    /** Shards whose fetch failed here: left to the workers (reported under the error policy), not retried here. */
+    private final boolean[] failed;
     private final int[] order;
     private final Thread thread;
     private volatile boolean stopped;
-    private volatile Throwable lastFailure;
 
     ShardPrefetcher(Loader loader, Dataset dataset, LoaderOptions options, long[] firstRecord) {
         this.loader = loader;
         this.dataset = dataset;
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
         this.limit = dataset.cacheLimitBytes();
+        this.keepAll = limit >= dataset.manifest().bytes();
         this.batchSize = options.batchSize();
-        this.wanted = new boolean[dataset.shardCount()];
+        this.inFlight = options.prefetch() + 1;
+        this.batchesPerEpoch = plan.batchesPerEpoch();
+        this.nextUse = new long[dataset.shardCount()];
+        this.failed = new boolean[dataset.shardCount()];
         this.order = new int[dataset.shardCount()];
         this.thread = new Thread(this, loader.name() + "-prefetch");
         this.thread.setDaemon(true);
@@ -90,11 +102,6 @@ final class ShardPrefetcher implements Runnable {
         LockSupport.unpark(thread);
     }
 
-    /** The last fetch that failed here (the worker needing that shard reports it), or null. */
-    Throwable lastFailure() {
-        return lastFailure;
-    }
-
     /** Stops the thread (interrupting a download in progress) and waits for it. */
     void stop() {
         stopped = true;
@@ -114,66 +121,113 @@ final class ShardPrefetcher implements Runnable {
 
     @Override
     public void run() {
+        int lastEpoch = -1;
         while (!stopped && !dataset.isClosed()) {
+            long version = loader.positionVersion();
             int epoch = loader.currentEpoch();
-            if (epoch < 0 || !step(epoch, loader.batchInEpoch())) {
+            long batch = loader.batchInEpoch();
+            if ((version & 1) != 0 || version != loader.positionVersion()) {
+                Thread.onSpinWait(); // an epoch is starting: the pair was torn
+                continue;
+            }
+            if (epoch != lastEpoch) {
+                Arrays.fill(failed, false); // a new epoch tries the shards that failed here again
+                lastEpoch = epoch;
+            }
+            if (epoch < 0 || !step(epoch, batch)) {
                 LockSupport.parkNanos(this, IDLE_PARK_NANOS);
             }
         }
     }
 
     /**
-     * One look: the wanted set from batch {@code batch} of {@code epoch} on, evictions, then the first wanted shard
-     * not mapped yet fetched. True when it fetched one (look again at once), false when everything wanted is mapped.
+     * One look from batch {@code batch} of {@code epoch}: each shard's next use, then evictions, then the fetch of
+     * the first shard not mapped yet, in order of next use. True when it fetched one (look again at once), false
+     * when there is nothing it may fetch now.
+     *
+     * <p>Eviction follows the known future (Belady): a mapped shard with no use left in this epoch and the next goes
+     * at once; to make room for the next shard to fetch, the mapped shard used last goes, as long as it is used
+     * after that one and not by the batches the workers may be filling now. So the cache holds the shards needed
+     * soonest, and a shard under the workers' hands is never taken from them.
      */
     private boolean step(int epoch, long batch) {
-        int count = wantedFrom(epoch, batch);
-        for (int s = 0; s < wanted.length && !stopped; s++) {
-            if (!wanted[s] && dataset.isLoaded(s)) {
-                dataset.evict(s);
+        int count = nextUses(epoch, batch);
+        long busyUntil = batch + inFlight;
+        long mappedBytes = 0;
+        for (int s = 0; s < nextUse.length && !stopped; s++) {
+            if (dataset.isLoaded(s)) {
+                if (nextUse[s] == Long.MAX_VALUE && !keepAll) {
+                    dataset.evict(s); // done for this epoch and the next
+                } else {
+                    mappedBytes += dataset.shardBytes(s);
+                }
             }
         }
         for (int i = 0; i < count && !stopped; i++) {
             int shard = order[i];
-            if (!dataset.isLoaded(shard)) {
-                try {
-                    dataset.load(shard);
-                } catch (RuntimeException e) {
-                    if (stopped || dataset.isClosed()) {
-                        return false;
-                    }
-                    lastFailure = e; // the worker that needs this shard fetches it again and reports it
-                    wanted[shard] = false;
-                    continue;
-                }
-                return true;
+            if (dataset.isLoaded(shard) || failed[shard]) {
+                continue;
             }
+            long size = dataset.shardBytes(shard);
+            boolean busy = nextUse[shard] <= busyUntil;
+            while (mappedBytes + size > limit) {
+                int victim = lastUsedMapped(nextUse[shard], busyUntil);
+                if (victim < 0) {
+                    if (busy) {
+                        break; // the workers need it now: past the limit rather than stalled
+                    }
+                    return false; // everything mapped is needed sooner: wait for the consumer to move on
+                }
+                dataset.evict(victim);
+                mappedBytes -= dataset.shardBytes(victim);
+            }
+            try {
+                dataset.load(shard);
+            } catch (RuntimeException e) {
+                if (stopped || dataset.isClosed()) {
+                    return false;
+                }
+                failed[shard] = true; // the worker that needs it fetches it again and reports it
+                continue;
+            }
+            return true;
         }
         return false;
     }
 
-    /** Fills {@link #wanted} and {@link #order}: shards in order of first use from the batch on, within the limit. */
-    private int wantedFrom(int epoch, long batch) {
-        Arrays.fill(wanted, false);
-        long bytes = 0;
+    /** The mapped shard used last, if after {@code after} and not before {@code busyUntil}; -1 when there is none. */
+    private int lastUsedMapped(long after, long busyUntil) {
+        int victim = -1;
+        for (int s = 0; s < nextUse.length; s++) {
+            if (dataset.isLoaded(s) && nextUse[s] > after && nextUse[s] > busyUntil
+                && (victim < 0 || nextUse[s] > nextUse[victim])) {
+                victim = s;
+            }
+        }
+        return victim;
+    }
+
+    /**
+     * Fills {@link #nextUse} (the first batch, counted from {@code batch}'s epoch, at which each shard is read again;
+     * {@link Long#MAX_VALUE} for none in this epoch and the next) and {@link #order} (shards by next use); returns
+     * how many shards {@link #order} holds.
+     */
+    private int nextUses(int epoch, long batch) {
+        Arrays.fill(nextUse, Long.MAX_VALUE);
         int count = 0;
         for (int e = epoch; e <= epoch + 1 && e >= 0; e++) {
             int slot = runsOf(e);
             long from = e == epoch ? batch : 0;
+            long base = e == epoch ? 0 : batchesPerEpoch;
             for (int r = 0; r < runCount[slot]; r++) {
                 if (runLastBatch[slot][r] < from) {
                     continue;
                 }
                 int shard = runShard[slot][r];
-                if (wanted[shard]) {
+                if (nextUse[shard] != Long.MAX_VALUE) {
                     continue;
                 }
-                long size = dataset.shardBytes(shard);
-                if (bytes + size > limit) {
-                    return count;
-                }
-                bytes += size;
-                wanted[shard] = true;
+                nextUse[shard] = base + Math.max(from, runFirstBatch[slot][r]);
                 order[count++] = shard;
             }
         }
@@ -190,6 +244,7 @@ final class ShardPrefetcher implements Runnable {
         long samples = plan.samplesPerRank();
         if (runShard[slot] == null) {
             runShard[slot] = new int[16];
+            runFirstBatch[slot] = new long[16];
             runLastBatch[slot] = new long[16];
         }
         int count = 0;
@@ -203,8 +258,10 @@ final class ShardPrefetcher implements Runnable {
             if (shard != previous || count == 0) {
                 if (count == runShard[slot].length) {
                     runShard[slot] = Arrays.copyOf(runShard[slot], 2 * count);
+                    runFirstBatch[slot] = Arrays.copyOf(runFirstBatch[slot], 2 * count);
                     runLastBatch[slot] = Arrays.copyOf(runLastBatch[slot], 2 * count);
                 }
+                runFirstBatch[slot][count] = p / batchSize;
                 runShard[slot][count++] = shard;
                 previous = shard;
             }

@@ -1,0 +1,46 @@
+package io.pinshard.cli;
+
+import io.pinshard.reader.Dataset;
+import io.pinshard.s3.S3Location;
+import io.pinshard.s3.S3ShardSource;
+import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * How the commands that read a dataset (inspect, verify, bench, preview, serve) open their DATASET argument: a
+ * local directory, or {@code s3://bucket/prefix} through the node-wide shard cache, with the S3 connection options
+ * ({@link S3OptionsMixin}) and the cache's own.
+ */
+final class DatasetLocationMixin {
+    @Mixin
+    S3OptionsMixin s3 = new S3OptionsMixin();
+
+    @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared by every "
+        + "rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
+        + "(default: ~/.cache/pinshard/s3).")
+    Path cacheDir;
+
+    @Option(names = "--cache-limit", paramLabel = "SIZE", description = "Bytes of an s3:// dataset's shards this "
+        + "process may hold in the cache at once, e.g. 8GiB (default: no limit; every shard stays). The loader "
+        + "fetches ahead in the order it will read and evicts what this epoch no longer needs; below the dataset's "
+        + "size it needs --order quasi-random or sequential.")
+    String cacheLimit;
+
+    static boolean isRemote(String location) {
+        return S3Location.isRemote(location);
+    }
+
+    /** Opens {@code location}: a directory as always, {@code s3://} through the cache. */
+    Dataset open(String location) {
+        return isRemote(location) ? Dataset.open(source(location)) : Dataset.open(Path.of(location));
+    }
+
+    /** The cache-backed source of an {@code s3://} location. */
+    S3ShardSource source(String location) {
+        S3Location parsed = S3Location.parse(location);
+        var settings = s3.settings();
+        long limit = cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cacheLimit);
+        return S3ShardSource.open(parsed, settings, S3ShardSource.cacheDirectory(cacheDir, parsed, settings), limit);
+    }
+}
