@@ -3,6 +3,7 @@ package io.pinshard.cli;
 import io.pinshard.reader.Dataset;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3ShardSource;
+import io.pinshard.writer.convert.SizeParser;
 import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
