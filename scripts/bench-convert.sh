@@ -43,7 +43,7 @@ done
 # It converts a JPEG and a PNG, so that the archive holds the classes of both paths.
 mkdir -p "$work/warm/a"
 for pattern in '*.jpg' '*.png'; do
-  first="$(find "$work" -type l -iname "$pattern" | sort | head -n 1)"
+  first="$(find "$work" -type l -iname "$pattern" | sort | sed -n 1p)"
   [[ -n "$first" ]] && ln -s "$(readlink "$first")" "$work/warm/a/"
 done
 "$root/pinshard" convert "$work/warm" -o "$work/warm-out" --progress none >/dev/null
@@ -79,9 +79,9 @@ done
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 column() { awk -v s="$1" -v j="$2" -v c="$3" '$1==s && $2==j {print $c}' "$results"; }
 echo
-echo "$(nproc) cores, $(java -version 2>&1 | head -1), Pillow $(/usr/bin/python3 -c 'import PIL; print(PIL.__version__)'),"\
+echo "$(nproc) cores, $(java -version 2>&1 | sed -n 1p), Pillow $(/usr/bin/python3 -c 'import PIL; print(PIL.__version__)'),"\
   "shorter side 320, JPEG q90, reducing gap $gap, $rounds rounds per job (order rotated), load average at the runs' starts"\
-  "$(awk '{print $5}' "$results" | sort -g | head -1)-$(awk '{print $5}' "$results" | sort -g | tail -1)."
+  "$(awk '{print $5}' "$results" | sort -g | sed -n 1p)-$(awk '{print $5}' "$results" | sort -g | tail -1)."
 echo
 echo "| set | job | images | median CPU s | median wall s | best wall s | images/s (median wall) | Pillow CPU / job CPU | Pillow wall / job wall |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -92,7 +92,7 @@ for set in "${sets[@]}"; do
   for job in pillow w1 w2; do
     cpu="$(column "$set" "$job" 4 | median)"
     wall="$(column "$set" "$job" 3 | median)"
-    best="$(column "$set" "$job" 3 | sort -g | head -1)"
+    best="$(column "$set" "$job" 3 | sort -g | sed -n 1p)"
     case "$job" in
       pillow) label="Pillow, one process";;
       *) label="pinshard convert --codec jpeg --workers ${job#w}";;
