@@ -39,9 +39,10 @@ import org.bytedeco.opencv.opencv_core.Scalar;
 
 /**
  * Converts one encoded image into a stored record. JPEGs with EXIF orientation 1 (or none) go through
- * libjpeg-turbo's own API where this JVM has it ({@link TurboJpeg}): decoded at the smallest M/8 scale
+ * libjpeg-turbo's own API alone where this JVM has it ({@link TurboJpeg}): decoded at the smallest M/8 scale
  * (1/8, 2/8 ... 8/8) that keeps the shorter side at or above {@link ConvertOptions#reducingGap()} times the
- * target. Everything else goes through OpenCV: reduced-size JPEG decoding (the
+ * target, shrunk and encoded natively ({@link #convertWithTurbo}), OpenCV never loaded for them. Everything else
+ * goes through OpenCV, loaded on first need: reduced-size JPEG decoding (the
  * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above that), EXIF
  * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
  * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), {@link ShorterSideResize}
