@@ -6,12 +6,14 @@ import org.bytedeco.javacpp.annotation.Platform;
 
 /**
  * The JavaCPP binding of {@code src/main/native/pinshard_jpeg.h} (decode), {@code pinshard_jpeg_encode.h} and
- * {@code pinshard_shrink.h} (the converter's area shrink, there so that it needs no OpenCV) over the system's libjpeg-turbo (Debian's
+ * {@code pinshard_shrink.h}, {@code pinshard_composite.h} (the converter's area shrink and alpha composite, there so
+ * that it needs no OpenCV for them) over the system's libjpeg-turbo (Debian's
  * libjpeg62-turbo), generated and compiled at build time when gcc and {@code jpeglib.h} are there. Addresses
  * travel as {@code long}s: nothing is allocated per call. Loaded only through {@link TurboJpeg}, which falls
  * back to OpenCV when this JVM or machine lacks it; use {@link RegionDecoder}, not this class.
  */
-@Platform(value = "linux-x86_64", include = {"pinshard_jpeg.h", "pinshard_jpeg_encode.h", "pinshard_shrink.h"},
+@Platform(value = "linux-x86_64", include = {"pinshard_jpeg.h", "pinshard_jpeg_encode.h", "pinshard_shrink.h",
+    "pinshard_composite.h"},
     link = "jpeg@.62")
 @NoException
 final class LibJpeg {
@@ -34,4 +36,9 @@ final class LibJpeg {
     /** See {@code pinshard_shrink} in {@code pinshard_shrink.h}. */
     static native int pinshard_shrink(@Cast("const unsigned char*") long source, int sourceHeight, int sourceWidth,
         long sourceStride, int channels, @Cast("unsigned char*") long destination, int height, int width, long stride);
+
+    /** See {@code pinshard_composite} in {@code pinshard_composite.h}. */
+    static native int pinshard_composite(@Cast("const unsigned char*") long source, int height, int width,
+        long sourceStride, int channels, int background0, int background1, int background2,
+        @Cast("unsigned char*") long destination, long stride);
 }
