@@ -1,22 +1,43 @@
 #!/usr/bin/env bash
 # Prints, on one line, the JVM flags pinshard needs for a java: the root pom's pinshard.jvm.flags, plus
 # pinshard.jvm.jdk24Flags when that java is JDK 24 or later (JDK 17 refuses them).
-# Usage: scripts/jvm-flags.sh [--spark] [JAVA]   (default: $JAVA_HOME/bin/java, else java on the PATH)
-# --spark adds pinshard.jvm.sparkFlags, the opens a JVM running Spark needs (scripts/bench-spark-convert.sh).
+# Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME] [--cds-dump FILE | --cds-use FILE]
+#   --spark     adds pinshard.jvm.sparkFlags, the opens a JVM running Spark needs (scripts/bench-spark-convert.sh)
+#   JAVA        default: $JAVA_HOME/bin/java, else java on the PATH
+#   --command   the pinshard subcommand: convert adds pinshard.jvm.convertFlags
+#   --cds-*     pinshard.jvm.cdsDumpFlags (write a class-data-sharing archive to FILE at exit) or
+#               pinshard.jvm.cdsUseFlags (map FILE), @ARCHIVE@ replaced by FILE
 # The pom is the one home of the list: surefire reads the property, the JMH forks jmh's filtered
 # jvm-flags.properties, and ./pinshard, jmh/run.sh and the other scripts this script.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 spark=0
 if [[ "${1:-}" == "--spark" ]]; then spark=1; shift; fi
-java_bin="${1:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+if [[ $# -gt 0 && "$1" != --* ]]; then java_bin="$1"; shift; fi
+command="" cds_flags="" archive=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --command) command="$2"; shift 2;;
+    --cds-dump) cds_flags=pinshard.jvm.cdsDumpFlags; archive="$2"; shift 2;;
+    --cds-use) cds_flags=pinshard.jvm.cdsUseFlags; archive="$2"; shift 2;;
+    *) echo "jvm-flags.sh: unknown argument $1" >&2; exit 2;;
+  esac
+done
 property() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$root/pom.xml" | head -n 1; }
 flags="$(property pinshard.jvm.flags)"
 if [[ -z "$flags" ]]; then
   echo "jvm-flags.sh: no pinshard.jvm.flags property in $root/pom.xml" >&2
   exit 1
 fi
-major="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+# The JDK's release file says its version without starting a JVM (a tenth of a CPU second per call).
+release="$(dirname "$(dirname "$(readlink -f "$(command -v "$java_bin")")")")/release"
+major="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release" 2>/dev/null || true)"
+if [[ -z "$major" ]]; then
+  major="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+fi
 if [[ "${major%%.*}" -ge 24 ]]; then flags+=" $(property pinshard.jvm.jdk24Flags)"; fi
 if [[ "$spark" == 1 ]]; then flags+=" $(property pinshard.jvm.sparkFlags)"; fi
+if [[ "$command" == convert ]]; then flags+=" $(property pinshard.jvm.convertFlags)"; fi
+if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed "s:@ARCHIVE@:$archive:g")"; fi
 echo "$flags"

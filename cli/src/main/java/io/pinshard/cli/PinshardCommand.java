@@ -2,16 +2,13 @@ package io.pinshard.cli;
 
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code pinshard} command: one subcommand per job. */
 @Command(name = "pinshard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-    description = "Pre-resized image shards and a zero-heap loader that keeps GPUs fed.",
-    subcommands = {InspectCommand.class, VerifyCommand.class, ConvertCommand.class, MergeCommand.class,
-        PushCommand.class, PullCommand.class,
-        DumpCommand.class, BenchCommand.class, ServeCommand.class, PreviewCommand.class, DemoCommand.class,
-        CommandLine.HelpCommand.class})
+    description = "Pre-resized image shards and a zero-heap loader that keeps GPUs fed.")
 public final class PinshardCommand implements Runnable {
     /** Exit status for usage errors and paths that are not datasets. */
     public static final int EXIT_USAGE = 2;
@@ -24,8 +21,13 @@ public final class PinshardCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** The subcommands, in the order the usage lists them. */
+    static final List<Class<?>> SUBCOMMANDS = List.of(InspectCommand.class, VerifyCommand.class, ConvertCommand.class,
+        MergeCommand.class, PushCommand.class, PullCommand.class, DumpCommand.class, BenchCommand.class, ServeCommand.class, PreviewCommand.class,
+        DemoCommand.class, CommandLine.HelpCommand.class);
+
     public static void main(String[] args) {
-        System.exit(run(args));
+        System.exit(newCommandLine(args.length > 0 ? args[0] : null).execute(args));
     }
 
     /** Runs the command line without exiting, for tests. */
@@ -34,7 +36,29 @@ public final class PinshardCommand implements Runnable {
     }
 
     public static CommandLine newCommandLine() {
-        return new CommandLine(new PinshardCommand())
+        return newCommandLine(null);
+    }
+
+    /**
+     * The command line with every subcommand, or only the one {@code first} names (the first argument of
+     * {@code main}): picocli's reflection over all of them is about a third of a CPU second of each run. Any other
+     * first argument (an option, {@code help}, a typo) gets them all, for the usage and its suggestions.
+     */
+    static CommandLine newCommandLine(String first) {
+        Class<?> only = null;
+        for (Class<?> subcommand : SUBCOMMANDS) {
+            String name = subcommand.getAnnotation(Command.class).name();
+            if (name.equals(first) && subcommand != CommandLine.HelpCommand.class) {
+                only = subcommand;
+            }
+        }
+        CommandLine line = new CommandLine(new PinshardCommand());
+        for (Class<?> subcommand : SUBCOMMANDS) {
+            if (only == null || subcommand == only) {
+                line.addSubcommand(subcommand);
+            }
+        }
+        return line
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
                 if (e instanceof ShardFormatException format) {

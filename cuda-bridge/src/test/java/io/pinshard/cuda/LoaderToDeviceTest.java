@@ -136,4 +136,25 @@ class LoaderToDeviceTest {
             assertEquals(3 * perEpoch, stream.stats().batches());
         }
     }
+
+    @Test
+    void theLoadersOwnDataWaitWarningSaysGpuUtilisationOrWhyThereIsNone() throws Exception {
+        // No GpuUtilization.attach: cuda-bridge's registered DataWaitContext reaches the loader's monitor by itself.
+        try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options(4))) {
+            long ms = 1_000_000;
+            for (int step = 0; step < 200 && !loader.dataWait().warned(); step++) { // trainer waits half of each step
+                loader.dataWait().record(5 * ms, (step + 1) * 10 * ms);
+            }
+            String warning = loader.dataWait().warning();
+            assertTrue(warning != null && warning.startsWith("data wait: training waited 50.0% of step time for host"
+                + " batches from"), String.valueOf(warning));
+            String reason = GpuUtilization.unavailableReason();
+            if (reason != null) {
+                assertTrue(warning.contains("; threshold 10%); " + reason + ". Try more workers"), warning);
+            } else {
+                assertTrue(java.util.regex.Pattern.compile("; threshold 10%\\); GPU 0 utilisation [0-9]+ %, memory "
+                    + "controller [0-9]+ % \\(NVML\\)\\. Try more workers").matcher(warning).find(), warning);
+            }
+        }
+    }
 }

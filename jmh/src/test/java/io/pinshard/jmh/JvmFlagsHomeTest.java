@@ -79,4 +79,35 @@ class JvmFlagsHomeTest {
                 && !flag.contains("jdk.internal.ref"), "a flag only Chronicle needed: " + flag);
         }
     }
+
+    /** scripts/jvm-flags.sh's output for {@code args}, one line. */
+    private static String jvmFlags(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", repo().resolve("scripts/jvm-flags.sh").toString(),
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes()).strip();
+        assertEquals(0, process.waitFor(), out);
+        return out;
+    }
+
+    private static String pomProperty(String name) throws IOException {
+        String pom = Files.readString(repo().resolve("pom.xml"));
+        int start = pom.indexOf("<" + name + ">");
+        assertTrue(start >= 0, "root pom has no " + name);
+        return pom.substring(start + name.length() + 2, pom.indexOf("</" + name + ">", start));
+    }
+
+    @Test
+    void theLauncherAddsConvertsFlagsAndTheClassDataArchiveFromThePom() throws Exception {
+        String base = jvmFlags();
+        assertTrue(base.startsWith(pomProperty("pinshard.jvm.flags")), base);
+        assertEquals(base, jvmFlags("--command", "bench"), "only convert has flags of its own");
+        assertEquals(base + " " + pomProperty("pinshard.jvm.convertFlags"), jvmFlags("--command", "convert"));
+        assertEquals(base + " " + pomProperty("pinshard.jvm.cdsUseFlags").replace("@ARCHIVE@", "/tmp/x.jsa"),
+            jvmFlags("--cds-use", "/tmp/x.jsa"));
+        String dump = jvmFlags("--command", "convert", "--cds-dump", "/tmp/a.jsa");
+        assertTrue(dump.endsWith(pomProperty("pinshard.jvm.cdsDumpFlags").replace("@ARCHIVE@", "/tmp/a.jsa")), dump);
+        assertTrue(dump.contains("-XX:ArchiveClassesAtExit=/tmp/a.jsa"), dump);
+    }
 }

@@ -24,6 +24,12 @@ final class JpegResultDescriptor {
     static final int UNSUPPORTED = 1;
     static final int CORRUPT = 2;
     static final int ARGUMENT = 3;
+    /** pinshard_shrink's scratch could not be allocated. */
+    static final int MEMORY = 4;
+    /** pinshard_jpeg_encode's stream does not fit in the destination. */
+    static final int FULL = 5;
+    /** Where pinshard_jpeg_encode writes the stream's length (a native long) in the same block. */
+    static final int ENCODED_LENGTH = 0;
 
     static final int IMAGE_WIDTH = 0;
     static final int IMAGE_HEIGHT = 4;

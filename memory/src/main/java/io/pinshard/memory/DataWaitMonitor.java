@@ -16,6 +16,9 @@ import org.slf4j.LoggerFactory;
  * {@link #waitEnded(long)}. Single-threaded writer (the trainer's thread); readers on other threads see
  * recent figures. Allocation-free except for the one warning, and for one {@link DataWaitEvent} per step while a
  * JFR recording enables it ({@code io.pinshard.DataWait}).
+ *
+ * <p>The warning carries the {@link DataWaitContext}s registered on the class path (cuda-bridge's GPU utilisation)
+ * unless {@link #warningContext(Supplier)} sets another.
  */
 public final class DataWaitMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(DataWaitMonitor.class);
@@ -34,7 +37,7 @@ public final class DataWaitMonitor {
     private volatile long steps;
     private volatile long lastWaitNanos;
     private volatile boolean warned;
-    private volatile Supplier<String> warningContext;
+    private volatile Supplier<String> warningContext = Discovered.CONTEXT;
     private volatile String warning;
 
     /**
@@ -115,9 +118,14 @@ public final class DataWaitMonitor {
         }
     }
 
+    /** The registered contexts, looked up once per JVM, when the first monitor is made. */
+    private static final class Discovered {
+        static final Supplier<String> CONTEXT = DataWaitContext.discover(DataWaitMonitor.class.getClassLoader());
+    }
+
     /**
      * Adds what {@code context} says (e.g. cuda-bridge's "GPU 0 utilisation 41 %") to the warning, asked only when
-     * the warning fires; null removes it. A context that throws is left out of the warning, never fails a step.
+     * the warning fires, in place of the registered {@link DataWaitContext}s; null removes it. A context that throws is left out of the warning, never fails a step.
      */
     public void warningContext(Supplier<String> context) {
         this.warningContext = context;

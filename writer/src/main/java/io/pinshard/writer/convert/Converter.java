@@ -25,7 +25,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.bytedeco.opencv.global.opencv_core;
 
 /**
  * Runs a conversion: workers decode, resize and compress inputs in parallel; one thread commits the
@@ -106,7 +105,6 @@ public final class Converter {
         }
         List<ConvertJournal.JournalShard> journalShards = new ArrayList<>(resumed);
         progress.started(items.size(), next);
-        opencv_core.setNumThreads(1); // parallelism comes from our workers; no oversubscription, same bytes
         long haltAfter = Long.getLong(HALT_AFTER_COMMITS_PROPERTY, -1);
         long haltAfterShards = Long.getLong(HALT_AFTER_SHARDS_PROPERTY, -1);
         long commitDelay = Long.getLong(COMMIT_DELAY_PROPERTY, 0);

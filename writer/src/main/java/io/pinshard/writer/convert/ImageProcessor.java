@@ -20,23 +20,30 @@ import static org.bytedeco.opencv.global.opencv_imgproc.blendLinear;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 
 import io.pinshard.format.Codec;
+import io.pinshard.jpeg.AlphaComposite;
+import io.pinshard.jpeg.AreaShrink;
+import io.pinshard.jpeg.JpegEncoder;
 import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.jpeg.TurboJpeg;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.opencv.global.opencv_core;
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Rect;
 import org.bytedeco.opencv.opencv_core.Scalar;
 
 /**
  * Converts one encoded image into a stored record. JPEGs with EXIF orientation 1 (or none) go through
- * libjpeg-turbo's own API where this JVM has it ({@link TurboJpeg}): decoded at the smallest M/8 scale
+ * libjpeg-turbo's own API alone where this JVM has it ({@link TurboJpeg}): decoded at the smallest M/8 scale
  * (1/8, 2/8 ... 8/8) that keeps the shorter side at or above {@link ConvertOptions#reducingGap()} times the
- * target. Everything else goes through OpenCV: reduced-size JPEG decoding (the
+ * target, shrunk and encoded natively ({@link #convertWithTurbo}), OpenCV never loaded for them. Everything else
+ * goes through OpenCV, loaded on first need: reduced-size JPEG decoding (the
  * largest DCT scale 1/8, 1/4 or 1/2 that keeps the shorter side at or above that), EXIF
  * orientation (applied by OpenCV's JPEG decoder), 3-channel RGB uint8 (grey expanded, alpha
  * composited on {@link ConvertOptions#ALPHA_BACKGROUND_RGB}, 16-bit scaled by 1/257), {@link ShorterSideResize}
@@ -48,12 +55,15 @@ import org.bytedeco.opencv.opencv_core.Scalar;
  * (decoded RGB pixels, which join after the decode step).
  */
 public final class ImageProcessor {
-    private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
-
     private final ConvertOptions options;
     /** libjpeg-turbo's M/8-scaled decode, or null where this JVM decodes JPEG with OpenCV only. */
     private final RegionDecoder turbo;
     private ByteBuffer readBuffer;
+    /** The libjpeg-turbo path's reused native memory: the decoded image, the shrunk one, the encoded stream. */
+    private ByteBuffer decoded;
+    private ByteBuffer shrunk;
+    private ByteBuffer encoded;
+    private JpegEncoder encoder;
 
     public ImageProcessor(ConvertOptions options) {
         this.options = options;
@@ -107,6 +117,7 @@ public final class ImageProcessor {
             return ConvertedImage.rejected("image is " + width + "x" + height + " = " + (long) height * width
                 + " pixels, more than the limit of " + options.maxPixels() + " (--max-pixels)", pixels.length);
         }
+        OpenCv.ready();
         try (BytePointer bytes = new BytePointer(pixels);
              Mat given = new Mat(height, width, org.bytedeco.opencv.global.opencv_core.CV_8UC(channels), bytes)) {
             rejectIfTooWide(height, width);
@@ -183,6 +194,7 @@ public final class ImageProcessor {
             }
             flags = jpegFlags(Math.min(originalHeight, originalWidth), target, options.reducingGap());
         }
+        OpenCv.ready();
         try (BytePointer bytes = new BytePointer(readBuffer);
              Mat encoded = new Mat(1, (int) inputBytes, CV_8UC1, bytes);
              Mat decoded = imdecode(encoded, flags)) {
@@ -219,39 +231,91 @@ public final class ImageProcessor {
     }
 
     /**
-     * A JPEG through libjpeg-turbo at the smallest M/8 scale that keeps the shorter side at least
-     * {@code --reducing-gap} times the target, as BGR (OpenCV's order, so the rest is the same code); null for
-     * streams it leaves to OpenCV (CMYK, YCCK). Only for EXIF orientation 1: libjpeg does not turn images.
+     * A JPEG through libjpeg-turbo alone, OpenCV never loaded: decoded as RGB at the smallest M/8 scale that keeps
+     * the shorter side at least {@code --reducing-gap} times the target, area-shrunk ({@link AreaShrink},
+     * OpenCV's INTER_AREA) to the exact size, cropped to the aspect limit by moving the start of the rows, and
+     * encoded by libjpeg-turbo ({@link JpegEncoder}) or copied as RGB for raw and lz4. Null for what it leaves to
+     * OpenCV: CMYK and YCCK streams, and sizes that need enlarging (INTER_LINEAR). Only for EXIF orientation 1:
+     * libjpeg does not turn images.
      */
     private ConvertedImage convertWithTurbo(int height, int width, long inputBytes) {
-        int scale = scaleEighths(Math.min(height, width), options.shorterSide(), options.reducingGap());
+        int target = options.shorterSide();
+        int shorter = Math.min(height, width);
+        int scale = scaleEighths(shorter, target, options.reducingGap());
         int rows = RegionDecoder.scaledSide(height, scale);
         int cols = RegionDecoder.scaledSide(width, scale);
-        Mat decoded = new Mat(rows, cols, CV_8UC3);
-        try {
-            long step = decoded.step();
-            RegionDecoder.Status status = turbo.decodeWhole(org.agrona.BufferUtil.address(readBuffer), (int) inputBytes,
-                scale, rows, cols, RegionDecoder.Format.BGR, decoded.data().address(), step, step * rows);
-            switch (status) {
-                case UNSUPPORTED -> {
-                    return null;
-                }
-                case CORRUPT, ARGUMENT -> {
-                    return ConvertedImage.rejected("cannot decode: " + turbo.problem(), inputBytes);
-                }
-                default -> {
-                }
-            }
-            // libjpeg's own warning, where OpenCV's path needs a second decode to see it.
-            if (turbo.warnings() > 0 && JpegWarnings.mayHaveFilledGrey(decoded)) {
-                return ConvertedImage.rejected("corrupt JPEG data: the decoder warns \"" + turbo.firstWarning()
-                    + "\" (it would fill what is missing with grey)", inputBytes);
-            }
-            return encode(cropToAspect(ShorterSideResize.resize(decoded, height, width, options.shorterSide(),
-                options.upscale())), inputBytes);
-        } finally {
-            decoded.close();
+        int outRows = rows;
+        int outCols = cols;
+        if (shorter >= target || options.upscale()) {
+            outRows = ShorterSideResize.scaledSide(height, shorter, target);
+            outCols = ShorterSideResize.scaledSide(width, shorter, target);
         }
+        if (outRows > rows || outCols > cols) {
+            return null;
+        }
+        long stride = (long) cols * 3;
+        decoded = atLeast(decoded, stride * rows);
+        long decodedAddress = BufferUtil.address(decoded);
+        RegionDecoder.Status status = turbo.decodeWhole(BufferUtil.address(readBuffer), (int) inputBytes, scale, rows,
+            cols, RegionDecoder.Format.RGB, decodedAddress, stride, stride * rows);
+        switch (status) {
+            case UNSUPPORTED -> {
+                return null;
+            }
+            case CORRUPT, ARGUMENT -> {
+                return ConvertedImage.rejected("cannot decode: " + turbo.problem(), inputBytes);
+            }
+            default -> {
+            }
+        }
+        // libjpeg's own warning, where OpenCV's path needs a second decode to see it.
+        if (turbo.warnings() > 0 && JpegWarnings.mayHaveFilledGrey(decodedAddress, rows, cols, stride, 3)) {
+            return ConvertedImage.rejected("corrupt JPEG data: the decoder warns \"" + turbo.firstWarning()
+                + "\" (it would fill what is missing with grey)", inputBytes);
+        }
+        long pixels = decodedAddress;
+        long pixelStride = stride;
+        if (outRows != rows || outCols != cols) {
+            pixelStride = (long) outCols * 3;
+            shrunk = atLeast(shrunk, pixelStride * outRows);
+            pixels = BufferUtil.address(shrunk);
+            AreaShrink.shrink(decodedAddress, rows, cols, stride, 3, pixels, outRows, outCols, pixelStride);
+        }
+        double maxAspect = options.maxAspect();
+        if (maxAspect > 0 && options.aspectPolicy() == AspectPolicy.CROP
+            && (double) Math.max(outRows, outCols) / Math.min(outRows, outCols) > maxAspect) {
+            int keep = (int) Math.floor(Math.min(outRows, outCols) * maxAspect);
+            if (outRows > outCols) {
+                pixels += (outRows - keep) / 2 * pixelStride;
+                outRows = keep;
+            } else {
+                pixels += (outCols - keep) / 2 * 3L;
+                outCols = keep;
+            }
+        }
+        return encodeRgb(pixels, outRows, outCols, pixelStride, inputBytes);
+    }
+
+    /** The stored record of an RGB image at {@code pixels} (rows {@code stride} bytes apart), in the output codec. */
+    private ConvertedImage encodeRgb(long pixels, int height, int width, long stride, long inputBytes) {
+        if (options.codec() == OutputCodec.JPEG) {
+            if (encoder == null) {
+                encoder = new JpegEncoder();
+            }
+            long capacity = JpegEncoder.maxEncodedLength(height, width);
+            encoded = atLeast(encoded, capacity);
+            int length = encoder.encode(pixels, height, width, stride, RegionDecoder.Format.RGB, options.jpegQuality(),
+                BufferUtil.address(encoded), capacity);
+            byte[] payload = new byte[length];
+            encoded.get(0, payload);
+            return new ConvertedImage(Codec.JPEG, payload, height, width, 3, inputBytes, null);
+        }
+        byte[] raw = new byte[height * width * 3];
+        UnsafeBuffer rows = new UnsafeBuffer(pixels, (int) (stride * (height - 1) + (long) width * 3));
+        for (int y = 0; y < height; y++) {
+            rows.getBytes((int) (y * stride), raw, y * width * 3, width * 3);
+        }
+        return rawOrLz4(raw, height, width, inputBytes);
     }
 
     /**
@@ -333,6 +397,13 @@ public final class ImageProcessor {
     }
 
     private static void compositeOnBackground(Mat withAlpha, Mat bgr) {
+        if (TurboJpeg.unavailableReason() == null && withAlpha.isContinuous()) {
+            // One native integer pass: OpenCV's float blend below costs more than the decode of a large PNG.
+            bgr.create(withAlpha.rows(), withAlpha.cols(), CV_8UC3);
+            AlphaComposite.onBackground(withAlpha.data().address(), withAlpha.rows(), withAlpha.cols(), withAlpha.step(),
+                withAlpha.channels(), (int) ALPHA_B, (int) ALPHA_G, (int) ALPHA_R, bgr.data().address(), bgr.step());
+            return;
+        }
         int alphaChannel = withAlpha.channels() - 1;
         try (Mat color = new Mat(); Mat alpha = new Mat(); Mat weights = new Mat(); Mat inverse = new Mat();
              Mat background = new Mat(withAlpha.rows(), withAlpha.cols(), CV_8UC3,
@@ -392,15 +463,55 @@ public final class ImageProcessor {
                 cvtColor(bgr, rgb, COLOR_BGR2RGB);
                 rgb.data().get(raw);
             }
-            if (options.codec() == OutputCodec.RAW) {
-                return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
-            }
-            byte[] block = new byte[LZ4.maxCompressedLength(raw.length)];
-            int compressed = LZ4.compress(raw, 0, raw.length, block, 0, block.length);
-            if (options.codec() == OutputCodec.AUTO && compressed > raw.length * OutputCodec.AUTO_LZ4_MAX_RATIO) {
-                return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
-            }
-            return new ConvertedImage(Codec.LZ4, java.util.Arrays.copyOf(block, compressed), height, width, 3, inputBytes, null);
+            return rawOrLz4(raw, height, width, inputBytes);
+        }
+    }
+
+    /** {@code raw} (RGB) as the raw record, or as one LZ4 block where the codec asks for it. */
+    private ConvertedImage rawOrLz4(byte[] raw, int height, int width, long inputBytes) {
+        if (options.codec() == OutputCodec.RAW) {
+            return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
+        }
+        LZ4Compressor lz4 = Lz4.COMPRESSOR;
+        byte[] block = new byte[lz4.maxCompressedLength(raw.length)];
+        int compressed = lz4.compress(raw, 0, raw.length, block, 0, block.length);
+        if (options.codec() == OutputCodec.AUTO && compressed > raw.length * OutputCodec.AUTO_LZ4_MAX_RATIO) {
+            return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
+        }
+        return new ConvertedImage(Codec.LZ4, java.util.Arrays.copyOf(block, compressed), height, width, 3, inputBytes, null);
+    }
+
+    /** {@code buffer} when it holds {@code bytes}, else a larger direct buffer (the old one freed now, not at GC). */
+    private static ByteBuffer atLeast(ByteBuffer buffer, long bytes) {
+        if (buffer != null && buffer.capacity() >= bytes) {
+            return buffer;
+        }
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("an image of " + bytes + " bytes is larger than a buffer holds");
+        }
+        if (buffer != null) {
+            BufferUtil.free(buffer);
+        }
+        return ByteBuffer.allocateDirect((int) Math.max(bytes, 1 << 16));
+    }
+
+    /** The LZ4 compressor, loaded (lz4-java's JNI library) only when a raw-or-lz4 codec first needs it. */
+    private static final class Lz4 {
+        static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
+    }
+
+    /**
+     * OpenCV, loaded (with OpenBLAS: about a CPU second) only when an input first needs it: PNG and other formats,
+     * EXIF-turned, CMYK JPEGs, enlarging, or a JVM without the libjpeg-turbo binding. One thread: parallelism comes
+     * from the converter's workers (no oversubscription, the same bytes for any worker count).
+     */
+    private static final class OpenCv {
+        static {
+            opencv_core.setNumThreads(1);
+        }
+
+        static void ready() {
+            // the class initialiser did the work
         }
     }
 

@@ -9,7 +9,7 @@ import javax.imageio.ImageReadParam;
 import javax.imageio.ImageReader;
 import javax.imageio.stream.ImageInputStream;
 import javax.imageio.stream.MemoryCacheImageInputStream;
-import org.bytedeco.javacpp.BytePointer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.opencv.opencv_core.Mat;
 
 /**
@@ -37,16 +37,22 @@ final class JpegWarnings {
 
     /** Whether a corner of {@code decoded} (8-bit, 1 or 3 channels) is exactly the grey libjpeg fills missing data with. */
     static boolean mayHaveFilledGrey(Mat decoded) {
-        int rows = decoded.rows();
-        int cols = decoded.cols();
-        return isFill(decoded, 0, 0) || isFill(decoded, 0, cols - 1) || isFill(decoded, rows - 1, 0)
-            || isFill(decoded, rows - 1, cols - 1);
+        return mayHaveFilledGrey(decoded.data().address(), decoded.rows(), decoded.cols(), decoded.step(),
+            decoded.channels());
     }
 
-    private static boolean isFill(Mat image, int row, int col) {
-        BytePointer pixel = image.ptr(row, col);
-        for (int c = 0; c < image.channels(); c++) {
-            if ((pixel.get(c) & 0xFF) != FILL) {
+    /** The same for {@code rows x cols} pixels of {@code channels} bytes at {@code address}, rows {@code stride} apart. */
+    static boolean mayHaveFilledGrey(long address, int rows, int cols, long stride, int channels) {
+        long last = (long) (cols - 1) * channels;
+        long bottom = (long) (rows - 1) * stride;
+        UnsafeBuffer image = new UnsafeBuffer(address, Math.toIntExact(bottom + last + channels));
+        return isFill(image, 0, channels) || isFill(image, last, channels) || isFill(image, bottom, channels)
+            || isFill(image, bottom + last, channels);
+    }
+
+    private static boolean isFill(UnsafeBuffer image, long pixel, int channels) {
+        for (int c = 0; c < channels; c++) {
+            if ((image.getByte((int) pixel + c) & 0xFF) != FILL) {
                 return false;
             }
         }

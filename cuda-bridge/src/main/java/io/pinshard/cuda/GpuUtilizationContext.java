@@ -1,0 +1,36 @@
+package io.pinshard.cuda;
+
+import io.pinshard.memory.DataWaitContext;
+
+/**
+ * cuda-bridge's {@link DataWaitContext} (registered in {@code META-INF/services}): every data-wait warning, the
+ * loader's own included, says GPU {@value #DEVICE}'s utilisation through NVML, or why there is no figure ("no GPU
+ * utilisation: no CUDA device ..."). Nothing is probed until a warning fires; the sampler then stays open for the
+ * JVM. A trainer that feeds another device calls {@link GpuUtilization#attach} with it, which replaces this.
+ */
+public final class GpuUtilizationContext implements DataWaitContext {
+    /** The device sampled: CUDA's first visible one, the one a single-GPU trainer uses. */
+    static final int DEVICE = 0;
+
+    private GpuUtilization sampler;
+
+    /** For {@link java.util.ServiceLoader}; does nothing (no CUDA or NVML load before a warning). */
+    public GpuUtilizationContext() {
+    }
+
+    @Override
+    public synchronized String describe() {
+        if (sampler == null) {
+            String reason = GpuUtilization.unavailableReason();
+            if (reason != null) {
+                return reason;
+            }
+            try {
+                sampler = GpuUtilization.open(DEVICE);
+            } catch (IllegalStateException unavailable) {
+                return unavailable.getMessage();
+            }
+        }
+        return sampler.describe();
+    }
+}

@@ -1,0 +1,73 @@
+package io.pinshard.jpeg;
+
+import static io.pinshard.jpeg.JpegResultDescriptor.ENCODED_LENGTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.FULL;
+import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_LENGTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_OFFSET;
+import static io.pinshard.jpeg.JpegResultDescriptor.OK;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Baseline JPEG encode through the system libjpeg-turbo ({@code pinshard_jpeg_encode.h}) with the settings
+ * OpenCV's {@code imencode} uses (4:2:0 for colour, standard Huffman tables, JDCT_ISLOW), from pixels to memory
+ * the caller owns, sized with {@link #maxEncodedLength}; available when {@link TurboJpeg#available} says so. One
+ * per thread; a call allocates nothing on the JVM heap except on failure.
+ */
+public final class JpegEncoder implements AutoCloseable {
+    private final ByteBuffer memory = ByteBuffer.allocateDirect(JpegResultDescriptor.LENGTH);
+    private final UnsafeBuffer result = new UnsafeBuffer(memory);
+    private boolean closed;
+
+    /** A capacity that holds the stream of any {@code height x width} image (libjpeg-turbo's worst case, and headers). */
+    public static long maxEncodedLength(int height, int width) {
+        return LibJpeg.pinshard_jpeg_encode_bound(height, width);
+    }
+
+    /**
+     * Encodes the {@code height x width} image at {@code pixels} (rows {@code stride} bytes apart, {@code format}'s
+     * bytes per pixel) at {@code quality} (1..100) to {@code destination} and returns the stream's length.
+     *
+     * @throws IllegalArgumentException when the arguments do not describe an image, or the stream does not fit
+     *                                  in {@code capacity} bytes (see {@link #maxEncodedLength})
+     */
+    public int encode(long pixels, int height, int width, long stride, RegionDecoder.Format format, int quality,
+        long destination, long capacity) {
+        if (closed) {
+            throw new IllegalStateException("jpeg encoder is closed");
+        }
+        if (pixels == 0 || destination == 0) {
+            throw new IllegalArgumentException("null address");
+        }
+        int status = LibJpeg.pinshard_jpeg_encode(pixels, height, width, stride, format.code, quality, destination,
+            capacity, result.addressOffset() + ENCODED_LENGTH, result.addressOffset() + MESSAGE_OFFSET);
+        if (status == OK) {
+            return Math.toIntExact(result.getLong(ENCODED_LENGTH));
+        }
+        String problem = status == FULL ? "the JPEG of a " + width + "x" + height + " image does not fit in " + capacity
+            + " bytes" : problem();
+        throw new IllegalArgumentException("jpeg encode of " + width + "x" + height + " at quality " + quality
+            + " failed: " + problem);
+    }
+
+    private String problem() {
+        int end = 0;
+        while (end < MESSAGE_LENGTH && result.getByte(MESSAGE_OFFSET + end) != 0) {
+            end++;
+        }
+        byte[] bytes = new byte[end];
+        result.getBytes(MESSAGE_OFFSET, bytes);
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            BufferUtil.free(memory);
+        }
+    }
+}
