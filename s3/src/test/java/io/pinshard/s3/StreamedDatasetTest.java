@@ -135,10 +135,12 @@ class StreamedDatasetTest {
                 assertTrue(source.downloads(s) <= 3, "shard " + s + " downloaded " + source.downloads(s) + " times");
             }
             // Each epoch fetches every shard at most once; what the limit still held at an epoch's end may serve
-            // the next one's first windows without a new download.
+            // the next one's first windows without a new download. The prefetcher may already be fetching a third
+            // epoch's first shards when the second ends (persistent workers fill ahead), at most the limit's worth:
+            // how much depends on thread timing, so that is the bound, not zero.
             long fetched = remote.bytesFetched();
-            assertTrue(fetched <= 2 * total && fetched >= 2 * total - limit, "fetched " + fetched + " bytes in two "
-                + "epochs of a " + total + "-byte dataset under a " + limit + "-byte limit");
+            assertTrue(fetched <= 2 * total + limit && fetched >= 2 * total - limit, "fetched " + fetched
+                + " bytes in two epochs of a " + total + "-byte dataset under a " + limit + "-byte limit");
         }
         // The shards under the ring's in-flight batches are kept even past the limit: at most one shard over here.
         assertTrue(maxCached[0] <= limit + largest, "the cache held " + maxCached[0] + " bytes, limit " + limit);
