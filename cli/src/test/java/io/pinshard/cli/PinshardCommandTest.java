@@ -11,9 +11,9 @@ class PinshardCommandTest {
     @Test
     void aSubcommandNameBuildsThatSubcommandAloneWithTheSameUsage() {
         CommandLine all = PinshardCommand.newCommandLine();
-        assertEquals(List.of("inspect", "verify", "convert", "merge", "dump", "bench", "serve", "preview", "demo", "help"),
+        assertEquals(List.of("inspect", "verify", "convert", "merge", "push", "pull", "dump", "bench", "serve", "preview", "demo", "help"),
             List.copyOf(all.getSubcommands().keySet()));
-        for (String name : List.of("convert", "bench", "verify")) {
+        for (String name : List.of("convert", "push", "bench", "verify")) {
             CommandLine one = PinshardCommand.newCommandLine(name);
             assertEquals(List.of(name), List.copyOf(one.getSubcommands().keySet()));
             assertEquals(all.getSubcommands().get(name).getUsageMessage(), one.getSubcommands().get(name).getUsageMessage());
