@@ -68,6 +68,17 @@ static void pinshard_jpeg_output_message(j_common_ptr cinfo) {
     (void) cinfo; /* never to stderr */
 }
 
+/* libjpeg's standard error manager with the three hooks above: the one setup for decode and encode. */
+static struct jpeg_error_mgr *pinshard_jpeg_errors(pinshard_jpeg_error *error, char *message) {
+    struct jpeg_error_mgr *manager = jpeg_std_error(&error->pub);
+    manager->error_exit = pinshard_jpeg_error_exit;
+    manager->emit_message = pinshard_jpeg_emit_message;
+    manager->output_message = pinshard_jpeg_output_message;
+    error->message = message;
+    error->warnings = 0;
+    return manager;
+}
+
 static void pinshard_jpeg_progress_monitor(j_common_ptr cinfo) {
     if (cinfo->is_decompressor && ((j_decompress_ptr) cinfo)->input_scan_number > PINSHARD_JPEG_MAX_SCANS) {
         pinshard_jpeg_progress *progress = (pinshard_jpeg_progress *) cinfo->progress;
@@ -103,12 +114,7 @@ static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale
         return PINSHARD_JPEG_ARGUMENT;
     }
     memset(&cinfo, 0, sizeof(cinfo));
-    cinfo.err = jpeg_std_error(&error.pub);
-    error.pub.error_exit = pinshard_jpeg_error_exit;
-    error.pub.emit_message = pinshard_jpeg_emit_message;
-    error.pub.output_message = pinshard_jpeg_output_message;
-    error.message = message;
-    error.warnings = 0;
+    cinfo.err = pinshard_jpeg_errors(&error, message);
     if (setjmp(error.jump)) {
         result[PINSHARD_JPEG_R_WARNINGS] = error.warnings;
         jpeg_destroy_decompress(&cinfo);

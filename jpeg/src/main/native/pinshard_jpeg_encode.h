@@ -57,12 +57,7 @@ static int pinshard_jpeg_encode(const unsigned char *src, int height, int width,
         return PINSHARD_JPEG_ARGUMENT;
     }
     memset(&cinfo, 0, sizeof(cinfo));
-    cinfo.err = jpeg_std_error(&error.pub);
-    error.pub.error_exit = pinshard_jpeg_error_exit;
-    error.pub.emit_message = pinshard_jpeg_emit_message;
-    error.pub.output_message = pinshard_jpeg_output_message;
-    error.message = message;
-    error.warnings = 0;
+    cinfo.err = pinshard_jpeg_errors(&error, message);
     if (setjmp(error.jump)) {
         int full = error.warnings < 0;
         jpeg_destroy_compress(&cinfo);

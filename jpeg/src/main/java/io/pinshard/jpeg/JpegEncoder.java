@@ -2,12 +2,10 @@ package io.pinshard.jpeg;
 
 import static io.pinshard.jpeg.JpegResultDescriptor.ENCODED_LENGTH;
 import static io.pinshard.jpeg.JpegResultDescriptor.FULL;
-import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_LENGTH;
 import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_OFFSET;
 import static io.pinshard.jpeg.JpegResultDescriptor.OK;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -54,13 +52,7 @@ public final class JpegEncoder implements AutoCloseable {
     }
 
     private String problem() {
-        int end = 0;
-        while (end < MESSAGE_LENGTH && result.getByte(MESSAGE_OFFSET + end) != 0) {
-            end++;
-        }
-        byte[] bytes = new byte[end];
-        result.getBytes(MESSAGE_OFFSET, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
+        return JpegResultDescriptor.message(result, MESSAGE_OFFSET);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.pinshard.jpeg;
 
+import java.nio.charset.StandardCharsets;
+import org.agrona.DirectBuffer;
+
 /**
  * The result block {@code pinshard_jpeg_decode} writes on every return (native byte order, 4-byte ints), and
  * its status codes; the C side's copy is {@code pinshard_jpeg.h}.
@@ -49,5 +52,16 @@ final class JpegResultDescriptor {
     static final int LENGTH = WARNING_OFFSET + MESSAGE_LENGTH;
 
     private JpegResultDescriptor() {
+    }
+
+    /** The NUL-terminated message field at {@code offset} of {@code result} (at most {@link #MESSAGE_LENGTH} bytes). */
+    static String message(DirectBuffer result, int offset) {
+        int end = 0;
+        while (end < MESSAGE_LENGTH && result.getByte(offset + end) != 0) {
+            end++;
+        }
+        byte[] bytes = new byte[end];
+        result.getBytes(offset, bytes);
+        return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 }

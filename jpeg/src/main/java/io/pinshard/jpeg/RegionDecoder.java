@@ -5,7 +5,6 @@ import static io.pinshard.jpeg.JpegResultDescriptor.COMPONENTS;
 import static io.pinshard.jpeg.JpegResultDescriptor.CORRUPT;
 import static io.pinshard.jpeg.JpegResultDescriptor.IMAGE_HEIGHT;
 import static io.pinshard.jpeg.JpegResultDescriptor.IMAGE_WIDTH;
-import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_LENGTH;
 import static io.pinshard.jpeg.JpegResultDescriptor.MESSAGE_OFFSET;
 import static io.pinshard.jpeg.JpegResultDescriptor.OK;
 import static io.pinshard.jpeg.JpegResultDescriptor.PROGRESSIVE;
@@ -18,7 +17,6 @@ import static io.pinshard.jpeg.JpegResultDescriptor.WARNINGS;
 import static io.pinshard.jpeg.JpegResultDescriptor.WARNING_OFFSET;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -121,13 +119,7 @@ public final class RegionDecoder implements AutoCloseable {
     }
 
     private String text(int offset) {
-        int end = 0;
-        while (end < MESSAGE_LENGTH && result.getByte(offset + end) != 0) {
-            end++;
-        }
-        byte[] bytes = new byte[end];
-        result.getBytes(offset, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
+        return JpegResultDescriptor.message(result, offset);
     }
 
     @Override
