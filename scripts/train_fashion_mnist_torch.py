@@ -62,6 +62,8 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--train-limit", type=int, default=0, help="use the first N training images (0: all)")
+    p.add_argument("--steps-per-epoch", type=int, default=0, help="stop each epoch after N batches (0: all)")
+    p.add_argument("--print-every", type=int, default=100)
     p.add_argument("--log", default="")
     p.add_argument("--loader", choices=("torch", "pinshard"), default="torch",
                    help="torchvision ImageFolder + DataLoader, or pinshard serve through python/pinshard")
@@ -117,9 +119,13 @@ def pinshard_loaders(a, stack):
         eval_crop_fraction=1.0))
 
     def batches(ring, epoch):
-        for images, labels in ring.epoch(epoch):  # views of the ring: the float conversion copies them out
-            x = images.permute(0, 3, 1, 2).float().div_(255).sub_(MEAN).div_(STD).contiguous()
-            yield x, labels.long()
+        stream = ring.epoch(epoch)
+        try:
+            for images, labels in stream:  # views of the ring: the float conversion copies them out
+                x = images.permute(0, 3, 1, 2).float().div_(255).sub_(MEAN).div_(STD).contiguous()
+                yield x, labels.long()
+        finally:
+            stream.close()  # releases the last batch, also when --steps-per-epoch stops the epoch early
 
     return ((lambda epoch: batches(train_ring, epoch)), (lambda: batches(test_ring, 0)),
             train_ring.samples_per_epoch, test_ring.samples_per_epoch)
@@ -140,7 +146,7 @@ def train_and_score(a, train, test, n_train, n_test):
         model.train()
         it = train(epoch)
         last_wait_end = None
-        while True:
+        for _ in range(a.steps_per_epoch or sys.maxsize):
             w0 = time.perf_counter()
             try:
                 images, labels = next(it)
@@ -162,9 +168,11 @@ def train_and_score(a, train, test, n_train, n_test):
                     f"wait_ms {wait * 1e3:.2f} wait_pct {100 * wait / step_s:.1f}")
             if log:
                 log.write(line + "\n")
-            if step % 100 == 0:
+            if a.print_every and step % a.print_every == 0:
                 print(line, flush=True)
             step += 1
+        if a.steps_per_epoch and hasattr(it, "close"):
+            it.close()
         acc = evaluate(model, test)
         print(f"epoch {epoch}: test top-1 {100 * acc:.2f} % ({time.perf_counter() - started:.1f} s)", flush=True)
     wall = time.perf_counter() - started
