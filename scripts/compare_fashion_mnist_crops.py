@@ -3,10 +3,11 @@
 
 1. eval: the test split through `pinshard serve --eval --eval-crop-fraction 1.0` (the Java example's test loader)
    against torchvision's ImageFolder + ToTensor of the same PNGs, image by image (also the labels);
-2. train crops: a few hundred samples of `pinshard serve`'s train batches (scale 0.6-1, ratio 3/4-4/3, flip 0.5) are
-   redone with torchvision's own functional resized_crop + hflip on the stored image (PIL bilinear), from the box
-   and flip pinshard drew: the box is recomputed here from the loader's seed stream (SplitMix64, as
-   io.pinshard.reader.loader.CropBox does), so a pixel match also proves the box and flip;
+2. train: two whole epochs of `pinshard serve`'s train batches (scale 0.6-1, ratio 3/4-4/3, flip 0.5, drop last):
+   every epoch visits distinct records, in a new order; the first --batches batches of each are redone with
+   torchvision's own functional resized_crop + hflip of the PNG (PIL bilinear), from the box and flip pinshard drew:
+   the box is recomputed here from the loader's seed stream (SplitMix64, as io.pinshard.reader.loader.CropBox
+   does), so a pixel match also proves the box and flip;
 3. box statistics: the same draw (SplitMix64) against torchvision's RandomResizedCrop.get_params, 100,000 boxes
    each: mean and quantiles of the box's area fraction, aspect ratio, and position, and the flip rate.
 
@@ -107,36 +108,42 @@ def check_eval(data, workers):
     return folder
 
 
-def check_train(data, seed, batches, workers):
+def check_train(data, seed, batches, workers, epochs=2):
     folder = datasets.ImageFolder(os.path.join(data, "png", "train"))
+    targets = torch.tensor(folder.targets)
     diffs = []
+    orders = []
     boxes_full = flips = 0
     with pinshard.serve(os.path.join(data, "train"), batch=128, crop=28, workers=workers, seed=seed, order="random",
                         scale=SCALE, ratio=RATIO, flip=0.5, extra_args=["--drop-last"]) as ring:
-        it = ring.epoch(0)
-        for b, batch in enumerate(it):
-            if b == batches:
-                break
-            for i in range(batch.images.shape[0]):
-                record = int(batch.ids[i])
-                image, label = folder[record]
-                image = image.convert("RGB")
-                assert int(batch.labels[i]) == label, f"record {record}: label {int(batch.labels[i])} vs {label}"
-                top, left, h, w, flip = pinshard_box(28, 28, seed, 0, record)
-                boxes_full += int(h == 28 and w == 28)
-                flips += int(flip)
-                expected = F.resized_crop(image, top, left, h, w, [28, 28], InterpolationMode.BILINEAR)
-                if flip:
-                    expected = F.hflip(expected)
-                expected = torch.from_numpy(np.asarray(expected, dtype=np.int16))
-                diffs.append((batch.images[i].to(torch.int16) - expected).abs().flatten())
-        it.close()
+        for epoch in range(epochs):
+            ids = []
+            for b, batch in enumerate(ring.epoch(epoch)):
+                ids.append(batch.ids.clone())
+                for i in range(batch.images.shape[0] if b < batches else 0):
+                    record = int(batch.ids[i])
+                    image, label = folder[record]
+                    assert int(batch.labels[i]) == label, f"record {record}: label {int(batch.labels[i])} vs {label}"
+                    top, left, h, w, flip = pinshard_box(28, 28, seed, epoch, record)
+                    boxes_full += int(h == 28 and w == 28)
+                    flips += int(flip)
+                    expected = F.resized_crop(image.convert("RGB"), top, left, h, w, [28, 28],
+                                              InterpolationMode.BILINEAR)
+                    if flip:
+                        expected = F.hflip(expected)
+                    expected = torch.from_numpy(np.asarray(expected, dtype=np.int16))
+                    diffs.append((batch.images[i].to(torch.int16) - expected).abs().flatten())
+            ids = torch.cat(ids)
+            orders.append(ids)
+            print(f"train epoch {epoch}: {ids.numel()} samples, {ids.unique().numel()} distinct records, class counts "
+                  f"{targets[ids].bincount(minlength=10).tolist()}, first ids {ids[:5].tolist()}")
+    same = [100 * (orders[e] == orders[e - 1]).float().mean().item() for e in range(1, epochs)]
+    print("train: positions holding the same record as the epoch before: " + ", ".join(f"{v:.3f} %" for v in same))
     d = torch.cat(diffs).float()
-    n = len(diffs)
-    print(f"train: {n} crops of epoch 0 (seed {seed}), pinshard vs torchvision resized_crop (+ hflip) of the same box: "
-          f"mean |difference| {d.mean():.3f} grey levels, {100 * (d > 0).float().mean():.1f} % of values differ, "
-          f"{100 * (d > 1).float().mean():.2f} % by more than 1, largest {int(d.max())}; {flips} flipped, "
-          f"{boxes_full} whole-image boxes")
+    print(f"train: {len(diffs)} crops of epochs 0-{epochs - 1} (seed {seed}), pinshard vs torchvision resized_crop "
+          f"(+ hflip) of the same box: mean |difference| {d.mean():.3f} grey levels, "
+          f"{100 * (d > 0).float().mean():.1f} % of values differ, {100 * (d > 1).float().mean():.2f} % by more than "
+          f"1, largest {int(d.max())}; {flips} flipped, {boxes_full} whole-image boxes")
 
 
 def box_stats(seed, n=100_000):
