@@ -1,11 +1,17 @@
 #!/usr/bin/python3
 """The PyTorch baseline of the pinshard Fashion-MNIST training example (io.pinshard.torch.examples.TrainFashionMnist).
 
-Same model, augmentation, optimizer, batch size, epochs and per-step log format, but the images come from the
-PNG ImageFolder trees of scripts/fetch-fashion-mnist.sh through torchvision's ImageFolder + DataLoader.
-Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--data DIR] [--epochs 5] [--log FILE] ...
+Same model, augmentation, optimizer, batch size, epochs and per-step log format. With --loader torch (the default)
+the images come from the PNG ImageFolder trees of scripts/fetch-fashion-mnist.sh through torchvision's ImageFolder +
+DataLoader; with --loader pinshard they come from the pinshard datasets of the same script through `pinshard serve`
+and the Python client (python/pinshard), with the Java example's crops (train: random-resized-crop, same scale and
+ratio, flip 0.5, drop last; test: eval mode, eval crop fraction 1.0, i.e. the stored images): that separates the
+loader from the trainer when the two examples disagree.
+Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--loader torch|pinshard] [--data DIR] [--epochs 5]
+       [--log FILE] ...
 """
 import argparse
+import contextlib
 import os
 import random
 import sys
@@ -20,6 +26,7 @@ from torchvision import datasets, transforms
 
 # Fashion-MNIST's pixel mean and standard deviation (0..1 scale), the same constants as the Java example.
 MEAN, STD = 0.2860, 0.3530
+RATIO = (3 / 4, 4 / 3)
 
 
 class Net(nn.Module):
@@ -55,7 +62,11 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--train-limit", type=int, default=0, help="use the first N training images (0: all)")
+    p.add_argument("--steps-per-epoch", type=int, default=0, help="stop each epoch after N batches (0: all)")
+    p.add_argument("--print-every", type=int, default=100)
     p.add_argument("--log", default="")
+    p.add_argument("--loader", choices=("torch", "pinshard"), default="torch",
+                   help="torchvision ImageFolder + DataLoader, or pinshard serve through python/pinshard")
     a = p.parse_args()
     torch.manual_seed(a.seed)
     random.seed(a.seed)
@@ -63,8 +74,18 @@ def main():
     torch.set_num_threads(a.threads)
     torch.use_deterministic_algorithms(True)
 
+    with contextlib.ExitStack() as stack:
+        if a.loader == "torch":
+            train, test, n_train, n_test = torch_loaders(a)
+        else:
+            train, test, n_train, n_test = pinshard_loaders(a, stack)
+        train_and_score(a, train, test, n_train, n_test)
+
+
+def torch_loaders(a):
+    """torchvision's ImageFolder over the PNG trees, DataLoader with 2 worker processes."""
     train_tf = transforms.Compose([
-        transforms.RandomResizedCrop(28, scale=tuple(a.scale), ratio=(3 / 4, 4 / 3)),
+        transforms.RandomResizedCrop(28, scale=tuple(a.scale), ratio=RATIO),
         transforms.RandomHorizontalFlip(),
         transforms.ToTensor(),
         transforms.Normalize((MEAN,) * 3, (STD,) * 3)])
@@ -80,21 +101,52 @@ def main():
     train = DataLoader(train_set, batch_size=a.batch, shuffle=True, drop_last=True, num_workers=a.workers,
                        persistent_workers=a.workers > 0, generator=g)
     test = DataLoader(test_set, batch_size=500, shuffle=False, num_workers=a.workers)
+    return (lambda epoch: iter(train)), (lambda: iter(test)), len(train_set), len(test_set)
 
+
+def pinshard_loaders(a, stack):
+    """`pinshard serve` on the pinshard datasets, with the Java example's loader options; batches are normalised
+    here as ToTensor + Normalize would (contiguous NCHW float32, int64 labels)."""
+    if a.train_limit:
+        sys.exit("--train-limit works with --loader torch only")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import pinshard
+    train_ring = stack.enter_context(pinshard.serve(
+        os.path.join(a.data, "train"), batch=a.batch, crop=28, workers=a.workers, seed=a.seed, order="random",
+        scale=tuple(a.scale), ratio=RATIO, flip=0.5, extra_args=["--drop-last"]))
+    test_ring = stack.enter_context(pinshard.serve(
+        os.path.join(a.data, "test"), batch=500, crop=28, workers=a.workers, order="sequential", eval=True,
+        eval_crop_fraction=1.0))
+
+    def batches(ring, epoch):
+        stream = ring.epoch(epoch)
+        try:
+            for images, labels in stream:  # views of the ring: the float conversion copies them out
+                x = images.permute(0, 3, 1, 2).float().div_(255).sub_(MEAN).div_(STD).contiguous()
+                yield x, labels.long()
+        finally:
+            stream.close()  # releases the last batch, also when --steps-per-epoch stops the epoch early
+
+    return ((lambda epoch: batches(train_ring, epoch)), (lambda: batches(test_ring, 0)),
+            train_ring.samples_per_epoch, test_ring.samples_per_epoch)
+
+
+def train_and_score(a, train, test, n_train, n_test):
     model = Net()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     log = open(a.log, "w") if a.log else None
-    print(f"pytorch {torch.__version__}: {len(train_set)} train / {len(test_set)} test images, batch {a.batch}, "
-          f"{a.epochs} epochs, {a.workers} DataLoader workers, {a.threads} torch threads, "
+    source = "DataLoader" if a.loader == "torch" else "pinshard serve loader"
+    print(f"pytorch {torch.__version__}: {n_train} train / {n_test} test images, batch {a.batch}, "
+          f"{a.epochs} epochs, {a.workers} {source} workers, {a.threads} torch threads, "
           f"RandomResizedCrop scale {a.scale[0]}-{a.scale[1]} + flip, Adam lr {a.lr}, seed {a.seed}")
     started = time.perf_counter()
     step = 0
     total_wait = total_step = 0.0
     for epoch in range(a.epochs):
         model.train()
-        it = iter(train)
+        it = train(epoch)
         last_wait_end = None
-        while True:
+        for _ in range(a.steps_per_epoch or sys.maxsize):
             w0 = time.perf_counter()
             try:
                 images, labels = next(it)
@@ -116,9 +168,11 @@ def main():
                     f"wait_ms {wait * 1e3:.2f} wait_pct {100 * wait / step_s:.1f}")
             if log:
                 log.write(line + "\n")
-            if step % 100 == 0:
+            if a.print_every and step % a.print_every == 0:
                 print(line, flush=True)
             step += 1
+        if a.steps_per_epoch and hasattr(it, "close"):
+            it.close()
         acc = evaluate(model, test)
         print(f"epoch {epoch}: test top-1 {100 * acc:.2f} % ({time.perf_counter() - started:.1f} s)", flush=True)
     wall = time.perf_counter() - started
@@ -132,7 +186,7 @@ def evaluate(model, test):
     model.eval()
     correct = n = 0
     with torch.no_grad():
-        for images, labels in test:
+        for images, labels in test():
             correct += (model(images).argmax(1) == labels).sum().item()
             n += labels.numel()
     return correct / n
