@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
 
 /**
  * The node-wide cache of one remote dataset's shards: one directory shared by every rank and process on the node.
@@ -246,8 +245,7 @@ public final class ShardCache implements AutoCloseable {
         boolean replaced = problems.stream().anyMatch(p -> p.kind() == Kind.CHECKSUM_MISMATCH && p.record() < 0
             && p.detail().startsWith("file CRC32C"));
         String detail = object + " (ETag " + etag + ") failed its checks and was not cached: "
-            + problems.stream().limit(3).map(Problem::toString).collect(Collectors.joining("; "))
-            + (problems.size() > 3 ? "; and " + (problems.size() - 3) + " more" : "")
+            + Problem.summary(problems)
             + (replaced ? " (the object differs from the one the manifest lists: replaced under the same key?)" : "");
         return new ShardFormatException(first.kind(), dataset, entry.file(), -1, detail, null);
     }

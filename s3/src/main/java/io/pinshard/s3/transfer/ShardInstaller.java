@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * The step between a downloaded file and a shard anyone may map: check it against its manifest entry, then rename
@@ -38,8 +37,7 @@ public final class ShardInstaller {
         if (problems.isEmpty()) {
             return null;
         }
-        return problems.stream().limit(3).map(Problem::toString).collect(Collectors.joining("; "))
-            + (problems.size() > 3 ? "; and " + (problems.size() - 3) + " more" : "");
+        return Problem.summary(problems);
     }
 
     /**
