@@ -55,6 +55,11 @@ public record S3Location(String bucket, String prefix) {
         return prefix.isEmpty() ? name : prefix + "/" + name;
     }
 
+    /** {@code s3://bucket/key} of the dataset file {@code name}, for messages. */
+    public String uri(String name) {
+        return SCHEME + bucket + "/" + key(name);
+    }
+
     /** The prefix used to list the dataset's objects: {@code prefix/}, or empty. */
     public String listPrefix() {
         return prefix.isEmpty() ? "" : prefix + "/";

@@ -124,17 +124,13 @@ public final class S3ShardSource implements ShardSource {
             bytes = s3.getObjectAsBytes(g -> g.bucket(location.bucket()).key(key)).asByteArray();
         } catch (NoSuchKeyException | NoSuchBucketException e) {
             throw new ShardFormatException(Kind.NOT_A_DATASET, location.toString(), null, -1, "no "
-                + DatasetManifest.FILE_NAME + " at " + object(location, key) + ": not a pinshard dataset (or its upload "
+                + DatasetManifest.FILE_NAME + " at " + location.uri(DatasetManifest.FILE_NAME) + ": not a pinshard dataset (or its upload "
                 + "did not finish): " + e.awsErrorDetails().errorCode(), e);
         } catch (SdkException e) {
             throw new ShardFormatException(Kind.IO_ERROR, location.toString(), null, -1, "cannot read "
-                + object(location, key) + ": " + e.getMessage(), e);
+                + location.uri(DatasetManifest.FILE_NAME) + ": " + e.getMessage(), e);
         }
         return Json.parseManifest(bytes, location.toString());
-    }
-
-    private static String object(S3Location location, String key) {
-        return "s3://" + location.bucket() + "/" + key;
     }
 
     @Override
@@ -198,7 +194,7 @@ public final class S3ShardSource implements ShardSource {
         }
         String key = location.key(entry.file());
         try {
-            Path file = cache.hold(location.toString(), object(location, key), manifest, index,
+            Path file = cache.hold(location.toString(), location.uri(entry.file()), manifest, index,
                 part -> download(index, entry, key, part));
             synchronized (this) {
                 if (held[index] || closed) {
@@ -236,7 +232,7 @@ public final class S3ShardSource implements ShardSource {
     private String download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
         downloadsPerShard.incrementAndGet(index);
-        String object = object(location, key);
+        String object = location.uri(entry.file());
         long deadline = System.nanoTime() + settings.callTimeout().toNanos();
         String etag = null;
         long have = 0;

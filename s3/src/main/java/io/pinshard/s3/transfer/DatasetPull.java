@@ -57,7 +57,7 @@ public final class DatasetPull {
      *                           place, and the directory has no manifest unless every shard is in place
      */
     public PullResult pull(S3Location from, Path directory) {
-        String manifestUri = ObjectNames.uri(from, DatasetManifest.FILE_NAME);
+        String manifestUri = from.uri(DatasetManifest.FILE_NAME);
         byte[] manifestBytes = getManifest(from);
         Path staging = directory.resolve(STAGING);
         DatasetManifest manifest;
@@ -158,7 +158,7 @@ public final class DatasetPull {
             return;
         }
         Path staged = staging.resolve(entry.file());
-        String uri = ObjectNames.uri(from, entry.file());
+        String uri = from.uri(entry.file());
         for (int attempt = 1; ; attempt++) {
             try {
                 download(from, entry, staged, uri);
@@ -222,7 +222,7 @@ public final class DatasetPull {
     }
 
     private byte[] getManifest(S3Location from) {
-        String uri = ObjectNames.uri(from, DatasetManifest.FILE_NAME);
+        String uri = from.uri(DatasetManifest.FILE_NAME);
         try (ResponseInputStream<GetObjectResponse> body = s3.getObject(
             b -> b.bucket(from.bucket()).key(from.key(DatasetManifest.FILE_NAME)))) {
             Long length = body.response().contentLength();

@@ -78,14 +78,16 @@ public final class DatasetPush {
      * @throws ShardFormatException      when the local dataset is not one, or is broken
      */
     public PushResult push(Path directory, S3Location to) {
-        DatasetManifest manifest = checkLocal(directory);
+        checkLocal(directory);
         byte[] manifestBytes = readManifestBytes(directory);
+        // Read once: the manifest the shards are uploaded by is the one whose bytes go up last.
+        DatasetManifest manifest = Json.parseManifest(manifestBytes, directory.toString());
         String manifestKey = to.key(DatasetManifest.FILE_NAME);
         byte[] remote = getIfPresent(to, DatasetManifest.FILE_NAME);
         boolean same = remote != null && Arrays.equals(remote, manifestBytes);
         if (remote != null && !same) {
             if (!options.force()) {
-                throw new TransferException(ObjectNames.uri(to, DatasetManifest.FILE_NAME) + " already holds a "
+                throw new TransferException(to.uri(DatasetManifest.FILE_NAME) + " already holds a "
                     + "different dataset (" + describe(remote) + "): nothing uploaded; --force replaces it (its "
                     + "manifest is deleted first, so the prefix is never one dataset's manifest over another's shards)");
             }
@@ -112,11 +114,10 @@ public final class DatasetPush {
             tally.skippedBytes.get(), tally.resumedParts.get(), !same, stale, deleted);
     }
 
-    private DatasetManifest checkLocal(Path directory) {
+    private void checkLocal(Path directory) {
         if (options.check() == PushOptions.LocalCheck.STRUCTURE) {
-            try (Dataset ignored = Dataset.open(directory)) {
-                return ignored.manifest();
-            }
+            Dataset.open(directory).close();
+            return;
         }
         DatasetVerifier verifier = new DatasetVerifier(options.check() == PushOptions.LocalCheck.DECODE,
             DatasetFiles.allowLinksOutsideByDefault(), Math.max(1, Runtime.getRuntime().availableProcessors()));
@@ -127,7 +128,6 @@ public final class DatasetPush {
             problems.stream().limit(5).forEach(p -> message.append("\n  ").append(p));
             throw new TransferException(message.toString());
         }
-        return Json.readManifest(directory);
     }
 
     private static byte[] readManifestBytes(Path directory) {
@@ -203,7 +203,7 @@ public final class DatasetPush {
         int reused = 0;
         for (int p = 1; p <= parts; p++) {
             if (Thread.currentThread().isInterrupted()) {
-                throw new TransferException(ObjectNames.uri(to, entry.file()) + ": interrupted after " + (p - 1)
+                throw new TransferException(to.uri(entry.file()) + ": interrupted after " + (p - 1)
                     + " of " + parts + " parts (the upload is kept for a resumed push)");
             }
             long offset = (p - 1) * partSize;
@@ -329,7 +329,7 @@ public final class DatasetPush {
         String actual = Crc32c.hex((int) crc.getValue());
         if (!actual.equals(entry.crc32c())) {
             throw new TransferException(entry.file() + ": file CRC32C is " + actual + ", the manifest says "
-                + entry.crc32c() + " (changed since it was written?): not uploaded to " + ObjectNames.uri(to, entry.file()));
+                + entry.crc32c() + " (changed since it was written?): not uploaded to " + to.uri(entry.file()));
         }
     }
 
@@ -351,7 +351,7 @@ public final class DatasetPush {
     }
 
     static TransferException failed(S3Location to, String name, SdkException e) {
-        String where = name.isEmpty() ? to.toString() : ObjectNames.uri(to, name);
+        String where = name.isEmpty() ? to.toString() : to.uri(name);
         return new TransferException(where + ": " + e.getMessage(), e);
     }
 
