@@ -19,6 +19,7 @@ import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.LoaderStats;
+import io.pinshard.s3.S3Location;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -99,7 +100,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         LoaderOptions options = builder.build();
         String sweepProblem = sweep.problem(backend != null, moreDirectories);
-        if (sweepProblem == null && sweep.sweep && DatasetLocationMixin.isRemote(directory)) {
+        if (sweepProblem == null && sweep.sweep && S3Location.isRemote(directory)) {
             sweepProblem = "--sweep measures local directories only, not " + directory;
         }
         if (sweepProblem != null || sweep.sweep) {

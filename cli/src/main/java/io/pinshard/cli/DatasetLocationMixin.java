@@ -28,13 +28,9 @@ final class DatasetLocationMixin {
         + "size it needs --order quasi-random or sequential.")
     String cacheLimit;
 
-    static boolean isRemote(String location) {
-        return S3Location.isRemote(location);
-    }
-
     /** Opens {@code location}: a directory as always, {@code s3://} through the cache. */
     Dataset open(String location) {
-        return isRemote(location) ? Dataset.open(source(location)) : Dataset.open(Path.of(location));
+        return S3Location.isRemote(location) ? Dataset.open(source(location)) : Dataset.open(Path.of(location));
     }
 
     /** The cache-backed source of an {@code s3://} location. */

@@ -5,6 +5,7 @@ import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
+import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3ShardSource;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -61,7 +62,7 @@ final class VerifyCommand implements Callable<Integer> {
             if (threads < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1: " + threads);
             }
-            if (DatasetLocationMixin.isRemote(directory)) {
+            if (S3Location.isRemote(directory)) {
                 try (S3ShardSource source = location.source(directory)) {
                     problems = source.verify(decode);
                 }
