@@ -19,7 +19,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.bytedeco.opencv.global.opencv_core;
 
 /**
  * One task attempt: each row goes through convert's {@link ImageProcessor} (the same code, not a copy) and into
@@ -55,12 +54,10 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
         this.staging = Staging.job(settings.output, queryId).resolve(Staging.attemptFolder(partition, taskId, attempt));
         this.options = settings.convert();
         this.processor = new ImageProcessor(options);
-        this.writerOptions = DatasetWriterOptions.defaults().withTargetShardBytes(options.shardBytes())
-            .withClasses(settings.classes).withPreprocessing(options.preprocessing());
+        this.writerOptions = options.writerOptions(settings.classes);
         for (int i = 0; i < settings.classes.size(); i++) {
             classNumbers.putIfAbsent(settings.classes.get(i), i);
         }
-        opencv_core.setNumThreads(1); // Spark's tasks are the parallelism, as convert's workers are; same bytes
     }
 
     @Override
