@@ -114,10 +114,7 @@ final class PinshardBatchWrite implements BatchWrite {
         spark.put("partitions", byPartition.size());
         spark.put("shardBytes", convert.shardBytes());
         spark.put("queryId", queryId);
-        DatasetWriterOptions options = DatasetWriterOptions.defaults()
-            .withTargetShardBytes(convert.shardBytes())
-            .withClasses(settings.classes)
-            .withPreprocessing(convert.preprocessing())
+        DatasetWriterOptions options = convert.writerOptions(settings.classes)
             .withManifestMetadata(Map.of("spark", spark));
         DatasetWriter.writeManifest(output, options, shards, rejected);
         Set<String> kept = new HashSet<>();

@@ -2,6 +2,7 @@ package io.pinshard.writer.convert;
 
 import io.pinshard.writer.DatasetWriterOptions;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -108,6 +109,15 @@ public record ConvertOptions(int shorterSide, boolean upscale, double maxAspect,
 
     public ConvertOptions withMaxPixels(long value) {
         return new ConvertOptions(shorterSide, upscale, maxAspect, aspectPolicy, codec, jpegQuality, shardBytes, workers, maxInputBytes, reducingGap, value);
+    }
+
+    /**
+     * The writer options of a conversion into {@code classes}: these options' shard size and preprocessing, as
+     * {@code convert} and the Spark data source's tasks and job commit all write them.
+     */
+    public DatasetWriterOptions writerOptions(List<String> classes) {
+        return DatasetWriterOptions.defaults().withTargetShardBytes(shardBytes).withClasses(classes)
+            .withPreprocessing(preprocessing());
     }
 
     /**

@@ -66,10 +66,7 @@ public final class Converter {
         convertMetadata.put("runFingerprint", runFingerprint);
         convertMetadata.put("shardBytes", options.shardBytes());
         convertMetadata.put("totalInputs", listing.items().size());
-        DatasetWriterOptions writerOptions = DatasetWriterOptions.defaults()
-            .withTargetShardBytes(options.shardBytes())
-            .withClasses(listing.classes())
-            .withPreprocessing(options.preprocessing())
+        DatasetWriterOptions writerOptions = options.writerOptions(listing.classes())
             .withManifestMetadata(Map.of(METADATA_KEY, convertMetadata));
         try {
             DatasetManifest finished = finishedManifest(output, runFingerprint);
