@@ -343,20 +343,16 @@ public final class ImageProcessor {
             return IMREAD_COLOR;
         }
         double needed = gap * target;
-        if (ceilDiv(shorter, 8) >= needed) {
+        if (RegionDecoder.scaledSide(shorter, 1) >= needed) {
             return IMREAD_REDUCED_COLOR_8;
         }
-        if (ceilDiv(shorter, 4) >= needed) {
+        if (RegionDecoder.scaledSide(shorter, 2) >= needed) {
             return IMREAD_REDUCED_COLOR_4;
         }
-        if (ceilDiv(shorter, 2) >= needed) {
+        if (RegionDecoder.scaledSide(shorter, 4) >= needed) {
             return IMREAD_REDUCED_COLOR_2;
         }
         return IMREAD_COLOR;
-    }
-
-    private static int ceilDiv(int a, int b) {
-        return (a + b - 1) / b;
     }
 
     private void rejectIfTooWide(int height, int width) {
