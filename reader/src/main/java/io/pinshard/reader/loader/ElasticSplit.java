@@ -54,16 +54,12 @@ final class ElasticSplit {
     private ElasticSplit(List<LoaderState.Segment> segments, int worldSize, int batchSize, long remaining,
                          long batches, long startInSplit, int[] block, int[] records) {
         this.segments = segments;
-        long offset = 0;
-        for (LoaderState.Segment segment : segments) {
-            offset += segment.batches();
-        }
-        this.offsetBatches = offset;
+        this.offsetBatches = LoaderState.batchesOf(segments);
         this.worldSize = worldSize;
         this.batchSize = batchSize;
         this.remaining = remaining;
         this.batches = batches;
-        this.startBatch = offset + startInSplit;
+        this.startBatch = offsetBatches + startInSplit;
         this.block = block;
         this.records = records;
     }

@@ -45,10 +45,7 @@ public record LoaderState(int epoch, long batchesConsumed, long seed, int worldS
             throw new IllegalArgumentException("invalid loader state: " + segments.size() + " segments in epoch "
                 + epoch + ", at most " + MAX_SEGMENTS + " world-size changes per epoch are recorded");
         }
-        long earlier = 0;
-        for (Segment segment : segments) {
-            earlier += segment.batches();
-        }
+        long earlier = batchesOf(segments);
         if (earlier > batchesConsumed) {
             throw new IllegalArgumentException("invalid loader state: its segments consumed " + earlier
                 + " batches of epoch " + epoch + ", more than the " + batchesConsumed + " it says were consumed");
@@ -62,11 +59,16 @@ public record LoaderState(int epoch, long batchesConsumed, long seed, int worldS
 
     /** Batches consumed per rank since the epoch last changed world size (all of them when it never did). */
     public long batchesInSegment() {
-        long earlier = 0;
+        return batchesConsumed - batchesOf(segments);
+    }
+
+    /** Batches consumed per rank in {@code segments}, the epoch's earlier world sizes. */
+    static long batchesOf(List<Segment> segments) {
+        long batches = 0;
         for (Segment segment : segments) {
-            earlier += segment.batches();
+            batches += segment.batches();
         }
-        return batchesConsumed - earlier;
+        return batches;
     }
 
     /**
