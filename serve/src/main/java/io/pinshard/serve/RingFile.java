@@ -22,6 +22,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -281,14 +282,9 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     }
 
     private void closeChannel() {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // nothing was written through the channel after the mapping
-            }
-            channel = null;
-        }
+        // Quietly: nothing was written through the channel after the mapping.
+        CloseHelper.quietClose(channel);
+        channel = null;
     }
 
     private static void deleteQuietly(Path file) {
