@@ -93,6 +93,8 @@ static void pinshard_jpeg_progress_monitor(j_common_ptr cinfo) {
  * columns widen to the iMCU grid: result[REGION_X] and result[REGION_WIDTH] say which were decoded (row
  * pixel 0 is column REGION_X; the asked columns are the same pixels as in a whole decode). x, y, w, h are in scaled pixels: ceil(width * scale / 8) columns in all.
  */
+#define PINSHARD_JPEG_ROWS_PER_READ 16
+
 static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
                                 int format, unsigned char *dst, long stride, long capacity, int *result,
                                 char *message) {
@@ -172,8 +174,18 @@ static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale
         return PINSHARD_JPEG_CORRUPT;
     }
     while (cinfo.output_scanline < (JDIMENSION) (y + h)) {
-        JSAMPROW row = dst + (long) (cinfo.output_scanline - (JDIMENSION) y) * stride;
-        if (jpeg_read_scanlines(&cinfo, &row, 1) != 1) {
+        /* Several rows per call: with 2x vertical chroma the upsampler then writes both rows of a pair at once. */
+        JSAMPROW rows[PINSHARD_JPEG_ROWS_PER_READ];
+        JDIMENSION first = cinfo.output_scanline - (JDIMENSION) y;
+        JDIMENSION count = (JDIMENSION) (y + h) - cinfo.output_scanline;
+        JDIMENSION r;
+        if (count > PINSHARD_JPEG_ROWS_PER_READ) {
+            count = PINSHARD_JPEG_ROWS_PER_READ;
+        }
+        for (r = 0; r < count; r++) {
+            rows[r] = dst + (long) (first + r) * stride;
+        }
+        if (jpeg_read_scanlines(&cinfo, rows, count) == 0) {
             snprintf(message, PINSHARD_JPEG_MESSAGE_LENGTH, "decoder stopped at row %u", cinfo.output_scanline);
             jpeg_destroy_decompress(&cinfo);
             return PINSHARD_JPEG_CORRUPT;

@@ -15,6 +15,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.Locale;
 import org.agrona.concurrent.UnsafeBuffer;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -89,6 +95,7 @@ public final class S3StreamBench {
                                 List<String> rows) {
         long images = 0;
         long nanos = 0;
+        Map<Long, Long> cpuBefore = threadCpu();
         double first = 0;
         long firstImages = 0;
         long firstNanos = 0;
@@ -117,6 +124,7 @@ public final class S3StreamBench {
                 rows.add(String.format(Locale.ROOT, "| %d | %s | %d | %.0f | %d | %.2f |", round, what, e, rate, fetched,
                     (double) fetched / total));
             }
+            rows.add(String.format(Locale.ROOT, "| %d | %s | cpu | %s |  |  |", round, what, cpuSince(cpuBefore, nanos)));
             if (dataset.isStreamed()) {
                 rows.add(String.format(Locale.ROOT, "| %d | %s | all | %.0f | %d | %.2f |", round, what,
                     images / (nanos / 1e9), dataset.bytesFetched(), (double) dataset.bytesFetched() / total));
@@ -135,6 +143,39 @@ public final class S3StreamBench {
         }
         double later = epochs > 1 ? (images - firstImages) / ((nanos - firstNanos) / 1e9) : first;
         return new double[] {images / (nanos / 1e9), first, later};
+    }
+
+    /** CPU nanoseconds of every live thread, by thread id. */
+    private static Map<Long, Long> threadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            cpu.put(id, threads.getThreadCpuTime(id));
+        }
+        return cpu;
+    }
+
+    /**
+     * Where the CPU went since {@code before}, as cores busy over the epochs' wall time, by thread group (the
+     * thread's name without digits: loader workers, prefetcher, the store's server threads, the HTTP client).
+     */
+    private static String cpuSince(Map<Long, Long> before, long wallNanos) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<String, Long> byGroup = new TreeMap<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            long now = threads.getThreadCpuTime(info.getThreadId());
+            long spent = now - before.getOrDefault(info.getThreadId(), 0L);
+            if (now > 0 && spent > wallNanos / 200) {
+                byGroup.merge(info.getThreadName().replaceAll("[0-9]+", "N"), spent, Long::sum);
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        byGroup.forEach((group, spent) -> text.append(text.length() > 0 ? ", " : "")
+            .append(String.format(Locale.ROOT, "%s %.2f", group, (double) spent / wallNanos)));
+        return "cores busy: " + text;
     }
 
     /** The records of {@code from}, payloads copied as they are, into about {@code shards} shards. */

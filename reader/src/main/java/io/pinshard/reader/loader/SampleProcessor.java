@@ -113,8 +113,8 @@ final class SampleProcessor implements AutoCloseable {
     }
 
     /**
-     * libjpeg-turbo decodes only the box's rows and (to the iMCU grid) columns, at the smallest M/8 scale that
-     * keeps the box at least the output size, into scratch; the box moves into that region's coordinates and
+     * libjpeg-turbo decodes only the box's rows and (to the iMCU grid) columns, at the smallest power-of-two
+     * M/8 scale that keeps the box at least the output size, into scratch; the box moves into that region's coordinates and
      * the bilinear kernel takes it from there. False, with the box untouched, for streams it leaves to OpenCV.
      */
     private boolean decodeRegionInto(RegionDecoder turbo, RecordView record, long payload, CropBox crop,
@@ -157,8 +157,11 @@ final class SampleProcessor implements AutoCloseable {
     }
 
     /**
-     * The smallest M of libjpeg's M/8 scales (1..8) at which the box is still at least {@code crop} wide and
-     * high: 8 (full size) when not {@code allowed}.
+     * The smallest of the scales 1/8, 2/8, 4/8 and 8/8 at which the box is still at least {@code crop} wide and
+     * high: 8 (full size) when not {@code allowed}. Only these: libjpeg-turbo has SIMD inverse DCTs for them,
+     * while 3/8, 5/8, 6/8 and 7/8 run its plain C IDCTs, for luma and for the 2x chroma sizes (7x7 and 14x14
+     * at 7/8) alike, which made a 7/8 or 6/8 decode slower than the 8/8 one whose extra pixels it saves
+     * (loader 6-20 % faster on 320-px photo shards, crop 224, without them; docs/loader.md).
      */
     static int scaleEighths(CropBox box, int crop, boolean allowed) {
         if (!allowed) {
@@ -166,7 +169,7 @@ final class SampleProcessor implements AutoCloseable {
         }
         int scale = 1;
         while (scale < 8 && ((long) box.width * scale < 8L * crop || (long) box.height * scale < 8L * crop)) {
-            scale++;
+            scale *= 2;
         }
         return scale;
     }
