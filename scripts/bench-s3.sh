@@ -3,11 +3,16 @@
 # (scripts/prepare-bench-data.sh, re-sharded into SHARDS shards with the payloads copied as they are), quasi-random
 # order, from an S3 server on loopback (s3proxy, started and stopped by the benchmark) into a cold cache limited
 # to a quarter of the dataset, alternated ROUNDS times with the same loader over the local copy (warm in the page
-# cache). Prints images/s per epoch and the bytes fetched per epoch against the dataset's size.
-# Usage: scripts/bench-s3.sh [--rounds R] [--epochs E] [--shards S] [--workers N] [--copies C]
+# cache). Prints images/s per epoch, the bytes fetched per epoch against the dataset's size, and where the CPU went.
+# --repeat R: each record R times (default 4: 3,936 records in 16 shards of ~246, 7.6 MB each; shards must hold
+# more than the ring's in-flight batches, which stay held past the limit).
+# --store-cpu C runs the store in a JVM of its own on CPU C, and --loader-cpu L pins the loader's JVM (both
+# sources) to CPUs L (taskset lists): the store then stands for one on another host, off the loader's cores.
+# Usage: scripts/bench-s3.sh [--rounds R] [--epochs E] [--shards S] [--workers N] [--copies C] [--repeat R]
+#                            [--store-cpu C] [--loader-cpu L]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-rounds=3 epochs=3 shards=16 workers=2 copies=24
+rounds=3 epochs=3 shards=16 workers=2 copies=24 repeat=4 store_cpu='' loader_cpu=''
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -15,7 +20,10 @@ while [[ $# -gt 0 ]]; do
     --shards) shards="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --copies) copies="$2"; shift 2 ;;
-    *) echo "usage: $0 [--rounds R] [--epochs E] [--shards S] [--workers N] [--copies C]" >&2; exit 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --store-cpu) store_cpu="$2"; shift 2 ;;
+    --loader-cpu) loader_cpu="$2"; shift 2 ;;
+    *) echo "usage: $0 [--rounds R] [--epochs E] [--shards S] [--workers N] [--copies C] [--repeat R] [--store-cpu C] [--loader-cpu L]" >&2; exit 2 ;;
   esac
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
@@ -27,6 +35,24 @@ mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true package \
   -Dmdep.outputFile="$cp_file" -pl s3 -am >&2
 read -r -a flags <<< "$("$root/scripts/jvm-flags.sh" java)"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-java "${flags[@]}" -cp "$root/s3/target/test-classes:$root/s3/target/classes:$(cat "$cp_file")" \
-  io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$rounds" "$epochs" "$workers"
+classpath="$root/s3/target/test-classes:$root/s3/target/classes:$(cat "$cp_file")"
+server_pid=""
+stop_store() {
+  if [[ -n "$server_pid" ]]; then exec 3>&-; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap stop_store EXIT
+endpoint=""
+if [[ -n "$store_cpu" ]]; then
+  mkfifo "$work/store-input"
+  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.s3.S3TestServer "$work/endpoint" \
+    < "$work/store-input" &
+  server_pid=$!
+  exec 3> "$work/store-input"  # the store serves until this closes
+  for _ in $(seq 600); do [[ -f "$work/endpoint" ]] && break; sleep 0.1; done
+  endpoint="$(cat "$work/endpoint")"
+fi
+pin=()
+[[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")
+"${pin[@]}" java "${flags[@]}" -cp "$classpath" \
+  io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$rounds" "$epochs" "$workers" "$repeat" $endpoint

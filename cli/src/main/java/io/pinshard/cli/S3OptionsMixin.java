@@ -48,6 +48,10 @@ final class S3OptionsMixin {
         + "with all its retries (default ${DEFAULT-VALUE}).")
     long callTimeoutSeconds;
 
+    @Option(names = "--s3-concurrent-fetches", paramLabel = "N", defaultValue = "4", description = "Shards the loader "
+        + "downloads at once, ahead of its workers (default ${DEFAULT-VALUE}).")
+    int concurrentFetches;
+
     /**
      * The settings these options describe.
      *
@@ -55,7 +59,8 @@ final class S3OptionsMixin {
      */
     S3Settings settings() {
         S3Settings.Builder builder = S3Settings.builder().endpoint(endpoint).region(region).pathStyle(pathStyle)
-            .maxAttempts(maxAttempts).callTimeout(Duration.ofSeconds(callTimeoutSeconds));
+            .maxAttempts(maxAttempts).callTimeout(Duration.ofSeconds(callTimeoutSeconds))
+            .concurrentFetches(concurrentFetches);
         if (credentialsFile != null) {
             String section = profile == null ? "default" : profile;
             Profile found = readProfile(credentialsFile, section);

@@ -227,6 +227,11 @@ public final class Dataset implements AutoCloseable {
         return source == null ? Long.MAX_VALUE : source.limitBytes();
     }
 
+    /** Shards the loader's prefetcher may fetch at once ({@link ShardSource#fetchConcurrency()}; 1 if local). */
+    public int fetchConcurrency() {
+        return source == null ? 1 : Math.max(1, source.fetchConcurrency());
+    }
+
     /** Bytes the source has downloaded so far (0 for a local dataset). */
     public long bytesFetched() {
         return source == null ? 0 : source.bytesFetched();

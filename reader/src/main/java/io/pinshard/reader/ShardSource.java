@@ -41,6 +41,14 @@ public interface ShardSource extends AutoCloseable {
     /** This process no longer needs shard {@code index}: the cache may delete it unless another process holds it. */
     void release(int index);
 
+    /**
+     * How many shards the loader may fetch at once ({@link #acquire} from that many threads): a remote store
+     * serves requests in parallel, and several in flight hide its latency. 1 unless the source says otherwise.
+     */
+    default int fetchConcurrency() {
+        return 1;
+    }
+
     /** Bytes downloaded so far by this source (0 for a local directory). */
     long bytesFetched();
 

@@ -44,6 +44,10 @@ public final class S3DatasetProvider implements ShardSourceProvider {
         if (callTimeout != null) {
             settings.callTimeout(Duration.ofMillis(Long.parseLong(callTimeout)));
         }
+        String fetches = option(options, "concurrentFetches");
+        if (fetches != null) {
+            settings.concurrentFetches(Integer.parseInt(fetches));
+        }
         String cacheDir = option(options, "cacheDir");
         String limit = option(options, "cacheLimit");
         S3Location parsed = S3Location.parse(location);

@@ -23,6 +23,7 @@ public final class S3Settings {
     private final int maxAttempts;
     private final Duration attemptTimeout;
     private final Duration callTimeout;
+    private final int concurrentFetches;
 
     private S3Settings(Builder b) {
         this.endpoint = b.endpoint;
@@ -33,6 +34,7 @@ public final class S3Settings {
         this.maxAttempts = b.maxAttempts;
         this.attemptTimeout = b.attemptTimeout;
         this.callTimeout = b.callTimeout;
+        this.concurrentFetches = b.concurrentFetches;
     }
 
     /** Settings that take everything from the SDK's standard configuration. */
@@ -85,6 +87,11 @@ public final class S3Settings {
         return callTimeout;
     }
 
+    /** Shards a loader may download at once from this store (default {@value Builder#DEFAULT_CONCURRENT_FETCHES}). */
+    public int concurrentFetches() {
+        return concurrentFetches;
+    }
+
     @Override
     public String toString() {
         return "S3Settings{endpoint=" + (endpoint == null ? "(sdk default)" : endpoint)
@@ -92,7 +99,7 @@ public final class S3Settings {
             + ", pathStyle=" + pathStyle
             + ", credentials=" + (hasStaticCredentials() ? "static key " + accessKeyId : "(sdk default chain)")
             + ", maxAttempts=" + maxAttempts + ", attemptTimeout=" + attemptTimeout
-            + ", callTimeout=" + callTimeout + "}";
+            + ", callTimeout=" + callTimeout + ", concurrentFetches=" + concurrentFetches + "}";
     }
 
     /** Builder; every setting is optional. */
@@ -104,7 +111,14 @@ public final class S3Settings {
         private String secretAccessKey;
         private int maxAttempts = 5;
         private Duration attemptTimeout = Duration.ofSeconds(60);
+        /**
+         * Four downloads in flight: enough to hide a loopback or LAN store's latency and the cache's fsync behind
+         * a window's decode (one at a time the loader waited on them), few enough not to crowd the decode workers.
+         */
+        public static final int DEFAULT_CONCURRENT_FETCHES = 4;
+
         private Duration callTimeout = Duration.ofMinutes(5);
+        private int concurrentFetches = DEFAULT_CONCURRENT_FETCHES;
 
         private Builder() {
         }
@@ -153,6 +167,15 @@ public final class S3Settings {
 
         public Builder callTimeout(Duration callTimeout) {
             this.callTimeout = positive(callTimeout, "callTimeout");
+            return this;
+        }
+
+        /** Shards a loader may download at once (1 to 64). */
+        public Builder concurrentFetches(int concurrentFetches) {
+            if (concurrentFetches < 1 || concurrentFetches > 64) {
+                throw new IllegalArgumentException("concurrentFetches must be 1 to 64, not " + concurrentFetches);
+            }
+            this.concurrentFetches = concurrentFetches;
             return this;
         }
 

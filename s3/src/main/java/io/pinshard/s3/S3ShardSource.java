@@ -159,6 +159,11 @@ public final class S3ShardSource implements ShardSource {
     }
 
     @Override
+    public int fetchConcurrency() {
+        return settings.concurrentFetches();
+    }
+
+    @Override
     public long bytesFetched() {
         return fetched.get();
     }

@@ -10,6 +10,7 @@ import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.SampleOrder;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * dataset, quasi-random order, against the same loader over the warm local copy; runs alternated, each a few
  * epochs, with the bytes fetched per epoch.
  *
- * <p>Arguments: jpegDataset workDir shards rounds epochs workers.
+ * <p>Arguments: jpegDataset workDir shards rounds epochs workers [repeat [endpoint]]: the dataset's records
+ * {@code repeat} times (default 1) in {@code shards} shards; with {@code endpoint}, the store is the
+ * {@link S3TestServer#main} already running there (in a JVM of its own) instead of one started in this JVM. Shards should hold more records than the batches the ring fills
+ * ahead ({@code (prefetch + 1) x batch}), as real shards of hundreds of MB do: those shards stay held past the
+ * limit, and with 62-record shards they alone were more than a quarter of the dataset.
  */
 public final class S3StreamBench {
     /** The source of the streamed run in progress (for its per-shard download counts). */
@@ -47,7 +52,8 @@ public final class S3StreamBench {
         int rounds = Integer.parseInt(args[3]);
         int epochs = Integer.parseInt(args[4]);
         int workers = Integer.parseInt(args[5]);
-        Path local = reshard(source, work.resolve("jpeg-" + shards), shards);
+        int repeat = args.length > 6 ? Integer.parseInt(args[6]) : 1;
+        Path local = reshard(source, work.resolve("jpeg-" + shards + "-x" + repeat), shards, repeat);
         long total;
         try (Dataset dataset = Dataset.open(local)) {
             total = dataset.manifest().bytes();
@@ -58,32 +64,54 @@ public final class S3StreamBench {
         LoaderOptions options = LoaderOptions.builder().batchSize(64).crop(224).workers(workers).seed(1)
             .order(SampleOrder.QUASI_RANDOM).build();
         List<String> rows = new ArrayList<>();
-        try (S3TestServer server = S3TestServer.start(); S3Client s3 = S3Clients.create(server.settings().build())) {
+        double[] sums = new double[3];
+        URI endpoint = args.length > 7 ? URI.create(args[7]) : null;
+        try (S3TestServer server = endpoint == null ? S3TestServer.start() : null;
+             S3Client s3 = S3Clients.create(settings(server, endpoint))) {
             S3Location location = S3TestData.upload(s3, local, "bench", "jpeg-" + shards);
+            System.out.println("store: " + (server != null ? "s3proxy in this JVM, " + server.endpoint()
+                : "s3proxy in its own JVM, " + endpoint));
+            // Warm-up, not reported: the JIT compiles the decode, crop and download paths before round 1, which
+            // would otherwise charge them to whichever source runs first.
+            List<String> discarded = new ArrayList<>();
+            run(() -> Dataset.open(local), options, 2, total, 0, "warm-up", discarded);
+            Path warmCache = work.resolve("cache-warm-up");
+            run(() -> Dataset.open(STREAMED[0] = S3ShardSource.open(location, settings(server, endpoint), warmCache,
+                limit)), options, 1, total, 0, "warm-up", discarded);
+            deleteTree(warmCache);
             for (int round = 1; round <= rounds; round++) {
                 double[] here = run(() -> Dataset.open(local), options, epochs, total, round, "local (warm)", rows);
                 Path cache = work.resolve("cache-" + round);
                 double[] remote = run(() -> Dataset.open(STREAMED[0] = S3ShardSource.open(location,
-                    server.settings().build(), cache, limit)), options, epochs, total, round,
+                    settings(server, endpoint), cache, limit)), options, epochs, total, round,
                     "s3, cold cache, limit " + limit, rows);
                 System.out.printf(Locale.ROOT, "round %d: s3 / local = %.3f (all epochs), %.3f (first, cold)%n", round,
                     remote[0] / here[0], remote[1] / here[1]);
+                sums[0] += remote[0] / here[0];
+                sums[1] += remote[1] / here[1];
                 deleteTree(cache);
                 // No limit: the first epoch downloads, the later ones read the filled cache. Their rate against
                 // local's later epochs is the streamed dataset's own cost (on-demand mapping, pins), without the
                 // downloads that share this machine's cores with the decode workers.
                 Path whole = work.resolve("cache-whole-" + round);
                 double[] unlimited = run(() -> Dataset.open(STREAMED[0] = S3ShardSource.open(location,
-                    server.settings().build(), whole, Long.MAX_VALUE)), options, epochs, total, round,
+                    settings(server, endpoint), whole, Long.MAX_VALUE)), options, epochs, total, round,
                     "s3, cache without limit", rows);
                 System.out.printf(Locale.ROOT, "round %d: s3 with the cache filled / local, epochs after the first = %.3f%n",
                     round, unlimited[2] / here[2]);
+                sums[2] += unlimited[2] / here[2];
                 deleteTree(whole);
             }
         }
+        System.out.printf(Locale.ROOT, "mean over %d rounds: cold s3 / local %.3f (all epochs), %.3f (first epoch); "
+            + "filled cache / local %.3f%n", rounds, sums[0] / rounds, sums[1] / rounds, sums[2] / rounds);
         System.out.println("| round | source | epoch | images/s | bytes fetched | of dataset |");
         System.out.println("|---:|---|---:|---:|---:|---:|");
         rows.forEach(System.out::println);
+    }
+
+    private static S3Settings settings(S3TestServer server, URI endpoint) {
+        return (server != null ? server.settings() : S3TestServer.settingsFor(endpoint)).build();
     }
 
     private interface Opener {
@@ -178,14 +206,17 @@ public final class S3StreamBench {
         return "cores busy: " + text;
     }
 
-    /** The records of {@code from}, payloads copied as they are, into about {@code shards} shards. */
-    static Path reshard(Path from, Path to, int shards) throws Exception {
+    /**
+     * The records of {@code from}, payloads copied as they are, {@code repeat} times (keys suffixed {@code #N}
+     * after the first), into about {@code shards} shards.
+     */
+    static Path reshard(Path from, Path to, int shards, int repeat) throws Exception {
         if (Files.exists(to.resolve("manifest.json"))) {
             return to;
         }
         deleteTree(to);
         try (Dataset dataset = Dataset.open(from)) {
-            long target = dataset.manifest().bytes() / shards + 1;
+            long target = dataset.manifest().bytes() * repeat / shards + 1;
             DatasetWriterOptions options = DatasetWriterOptions.defaults().withTargetShardBytes(target)
                 .withClasses(dataset.classes());
             RecordView view = new RecordView();
@@ -193,11 +224,13 @@ public final class S3StreamBench {
                 + (int) dataset.maxPayloadBytes(Codec.RAW) + (int) dataset.maxPayloadBytes(Codec.LZ4) + 64);
             UnsafeBuffer buffer = new UnsafeBuffer(scratch);
             try (DatasetWriter writer = new DatasetWriter(to, options)) {
-                for (long r = 0; r < dataset.size(); r++) {
-                    dataset.record(r, view);
-                    view.copyPayload(0, view.payloadLength(), buffer.addressOffset());
-                    writer.appendPayload(view.codec(), buffer, 0, view.payloadLength(), view.height(), view.width(),
-                        view.channels(), view.label(), view.key());
+                for (int copy = 0; copy < repeat; copy++) {
+                    for (long r = 0; r < dataset.size(); r++) {
+                        dataset.record(r, view);
+                        view.copyPayload(0, view.payloadLength(), buffer.addressOffset());
+                        writer.appendPayload(view.codec(), buffer, 0, view.payloadLength(), view.height(),
+                            view.width(), view.channels(), view.label(), copy == 0 ? view.key() : view.key() + "#" + copy);
+                    }
                 }
                 writer.finish();
             }

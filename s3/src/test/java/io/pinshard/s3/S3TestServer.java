@@ -54,8 +54,29 @@ public final class S3TestServer implements AutoCloseable {
 
     /** Settings for a client of this server: its endpoint, path style, its credentials, quick retries. */
     public S3Settings.Builder settings() {
-        return S3Settings.builder().endpoint(endpoint()).pathStyle(true).region("us-east-1")
+        return settingsFor(endpoint());
+    }
+
+    /** Settings for a client of a test server at {@code endpoint} (one started by {@link #main} in another JVM). */
+    public static S3Settings.Builder settingsFor(URI endpoint) {
+        return S3Settings.builder().endpoint(endpoint).pathStyle(true).region("us-east-1")
             .credentials(ACCESS_KEY, SECRET_KEY);
+    }
+
+    /**
+     * Runs a server in a JVM of its own (a benchmark's store off the loader's cores): writes its endpoint to
+     * {@code args[0]} once it accepts requests, and stops when its standard input ends.
+     */
+    public static void main(String[] args) throws Exception {
+        try (S3TestServer server = start()) {
+            java.nio.file.Path file = java.nio.file.Path.of(args[0]);
+            java.nio.file.Path part = file.resolveSibling(file.getFileName() + ".part");
+            java.nio.file.Files.writeString(part, server.endpoint().toString());
+            java.nio.file.Files.move(part, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            while (System.in.read() >= 0) {
+                // serve until the parent closes the pipe (or dies)
+            }
+        }
     }
 
     /** The store behind the server, to inspect or change objects without going through S3. */

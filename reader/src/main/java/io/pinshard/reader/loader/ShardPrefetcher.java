@@ -2,7 +2,11 @@ package io.pinshard.reader.loader;
 
 import io.pinshard.reader.Dataset;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -20,8 +24,12 @@ import java.util.concurrent.locks.LockSupport;
  * the worker that needs it, which reports it under the loader's error policy. An epoch resumed on another world
  * size follows another split than this plain plan: its shards are fetched on demand.
  *
- * <p>One thread, {@code <loader>-prefetch}, from the loader's open to its close. It allocates only when it
- * computes an epoch's runs (arrays made once, reused).
+ * <p>One planning thread, {@code <loader>-prefetch}, and {@link Dataset#fetchConcurrency()} fetch threads,
+ * {@code <loader>-fetch-N}, all from the loader's open to its close. The planner hands shards to the fetchers
+ * (several downloads in flight hide the store's latency and the cache's {@code fsync}: one at a time, a shard of
+ * a 62-record window had to arrive in the 22 ms its records take to decode); shards in flight count against the
+ * limit as if mapped and are never chosen to evict. It allocates only when it computes an epoch's runs (arrays
+ * made once, reused) and one task per shard fetched.
  */
 final class ShardPrefetcher implements Runnable {
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -44,8 +52,16 @@ final class ShardPrefetcher implements Runnable {
     private final int[] runsEpoch = {-1, -1};
     /** Per shard: the batch it is next read at (see {@link #nextUses}). */
     private final long[] nextUse;
-    /** Shards whose fetch failed here: left to the workers (reported under the error policy), not retried here. */
-    private final boolean[] failed;
+    /**
+     * Per shard, {@link #IDLE}, {@link #FETCHING} (a fetcher has it) or {@link #FAILED} (its fetch failed here:
+     * left to the workers, which report it under the error policy; not retried here before the next epoch).
+     */
+    private final AtomicIntegerArray state;
+    private static final int IDLE = 0;
+    private static final int FETCHING = 1;
+    private static final int FAILED = 2;
+    private final int concurrency;
+    private final ExecutorService fetchers;
     private final int[] order;
     private final Thread thread;
     private volatile boolean stopped;
@@ -60,10 +76,19 @@ final class ShardPrefetcher implements Runnable {
         this.inFlight = options.prefetch() + 1;
         this.batchesPerEpoch = plan.batchesPerEpoch();
         this.nextUse = new long[dataset.shardCount()];
-        this.failed = new boolean[dataset.shardCount()];
+        this.state = new AtomicIntegerArray(dataset.shardCount());
         this.order = new int[dataset.shardCount()];
         this.thread = new Thread(this, loader.name() + "-prefetch");
         this.thread.setDaemon(true);
+        this.concurrency = dataset.fetchConcurrency();
+        int[] number = {0};
+        ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(concurrency, task -> {
+            Thread fetcher = new Thread(task, loader.name() + "-fetch-" + number[0]++);
+            fetcher.setDaemon(true);
+            return fetcher;
+        });
+        pool.prestartAllCoreThreads(); // started once here, not on the first fetch of some epoch
+        this.fetchers = pool;
     }
 
     /**
@@ -102,14 +127,16 @@ final class ShardPrefetcher implements Runnable {
         LockSupport.unpark(thread);
     }
 
-    /** Stops the thread (interrupting a download in progress) and waits for it. */
+    /** Stops the planner and the fetchers (interrupting downloads in progress) and waits for them. */
     void stop() {
         stopped = true;
         thread.interrupt();
+        fetchers.shutdownNow();
         boolean interrupted = false;
-        while (thread.isAlive()) {
+        while (thread.isAlive() || !fetchers.isTerminated()) {
             try {
                 thread.join();
+                fetchers.awaitTermination(1, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 interrupted = true;
             }
@@ -131,75 +158,102 @@ final class ShardPrefetcher implements Runnable {
                 continue;
             }
             if (epoch != lastEpoch) {
-                Arrays.fill(failed, false); // a new epoch tries the shards that failed here again
+                for (int s = 0; s < state.length(); s++) {
+                    state.compareAndSet(s, FAILED, IDLE); // a new epoch tries the shards that failed here again
+                }
                 lastEpoch = epoch;
             }
-            if (epoch < 0 || !step(epoch, batch)) {
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+            if (epoch >= 0) {
+                step(epoch, batch);
             }
+            LockSupport.parkNanos(this, IDLE_PARK_NANOS); // until the consumer moves on or a fetch ends
         }
     }
 
     /**
-     * One look from batch {@code batch} of {@code epoch}: each shard's next use, then evictions, then the fetch of
-     * the first shard not mapped yet, in order of next use. True when it fetched one (look again at once), false
-     * when there is nothing it may fetch now.
+     * One look from batch {@code batch} of {@code epoch}: each shard's next use, then evictions, then fetches handed
+     * to the fetchers, in order of next use, while fewer than {@link #concurrency} are in flight and they fit. While
+     * a shard the workers need now is missing, only such shards are fetched: four downloads sharing the store and
+     * the cores would make the first of them arrive last.
      *
      * <p>Eviction follows the known future (Belady): a mapped shard with no use left in this epoch and the next goes
      * at once; to make room for the next shard to fetch, the mapped shard used last goes, as long as it is used
      * after that one and not by the batches the workers may be filling now. So the cache holds the shards needed
      * soonest, and a shard under the workers' hands is never taken from them.
      */
-    private boolean step(int epoch, long batch) {
+    private void step(int epoch, long batch) {
         int count = nextUses(epoch, batch);
         long busyUntil = batch + inFlight;
-        long mappedBytes = 0;
+        long heldBytes = 0; // mapped, or being fetched
+        int fetching = 0;
         for (int s = 0; s < nextUse.length && !stopped; s++) {
-            if (dataset.isLoaded(s)) {
+            if (state.get(s) == FETCHING) {
+                heldBytes += dataset.shardBytes(s);
+                fetching++;
+            } else if (dataset.isLoaded(s)) {
                 if (nextUse[s] == Long.MAX_VALUE && !keepAll) {
                     dataset.evict(s); // done for this epoch and the next
                 } else {
-                    mappedBytes += dataset.shardBytes(s);
+                    heldBytes += dataset.shardBytes(s);
                 }
             }
         }
-        for (int i = 0; i < count && !stopped; i++) {
+        boolean workersWait = false; // a shard under the workers' batches is not mapped yet
+        for (int i = 0; i < count && fetching < concurrency && !stopped; i++) {
             int shard = order[i];
-            if (dataset.isLoaded(shard) || failed[shard]) {
+            boolean busy = nextUse[shard] <= busyUntil;
+            if (!busy && workersWait) {
+                break; // the workers wait for a shard: it has the store and the cores to itself (an epoch's start)
+            }
+            if (dataset.isLoaded(shard)) {
                 continue;
             }
+            if (state.get(shard) != IDLE) {
+                workersWait |= busy;
+                continue;
+            }
+            workersWait |= busy;
             long size = dataset.shardBytes(shard);
-            boolean busy = nextUse[shard] <= busyUntil;
-            while (mappedBytes + size > limit) {
+            while (heldBytes + size > limit) {
                 int victim = lastUsedMapped(nextUse[shard], busyUntil);
                 if (victim < 0) {
                     if (busy) {
                         break; // the workers need it now: past the limit rather than stalled
                     }
-                    return false; // everything mapped is needed sooner: wait for the consumer to move on
+                    return; // everything held is needed sooner: wait for the consumer to move on
                 }
                 dataset.evict(victim);
-                mappedBytes -= dataset.shardBytes(victim);
+                heldBytes -= dataset.shardBytes(victim);
             }
-            try {
-                dataset.load(shard);
-            } catch (RuntimeException e) {
-                if (stopped || dataset.isClosed()) {
-                    return false;
-                }
-                failed[shard] = true; // the worker that needs it fetches it again and reports it
-                continue;
-            }
-            return true;
+            state.set(shard, FETCHING);
+            heldBytes += size;
+            fetching++;
+            fetchers.execute(() -> fetch(shard));
         }
-        return false;
+    }
+
+    /** On a fetcher: maps {@code shard} (the source downloads and verifies it first), then wakes the planner. */
+    private void fetch(int shard) {
+        int outcome = IDLE;
+        try {
+            if (!stopped) {
+                dataset.load(shard);
+            }
+        } catch (RuntimeException e) {
+            if (!stopped && !dataset.isClosed()) {
+                outcome = FAILED; // the worker that needs it fetches it again and reports it
+            }
+        } finally {
+            state.set(shard, outcome);
+            wake();
+        }
     }
 
     /** The mapped shard used last, if after {@code after} and not before {@code busyUntil}; -1 when there is none. */
     private int lastUsedMapped(long after, long busyUntil) {
         int victim = -1;
         for (int s = 0; s < nextUse.length; s++) {
-            if (dataset.isLoaded(s) && nextUse[s] > after && nextUse[s] > busyUntil
+            if (dataset.isLoaded(s) && state.get(s) == IDLE && nextUse[s] > after && nextUse[s] > busyUntil
                 && (victim < 0 || nextUse[s] > nextUse[victim])) {
                 victim = s;
             }
