@@ -12,6 +12,7 @@ Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--loader torch|pin
 """
 import argparse
 import contextlib
+import math
 import os
 import random
 import sys
@@ -134,11 +135,13 @@ def pinshard_loaders(a, stack):
 def train_and_score(a, train, test, n_train, n_test):
     model = Net()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    per_epoch = n_train // a.batch  # drop_last
+    total_steps = a.epochs * (min(a.steps_per_epoch, per_epoch) if a.steps_per_epoch else per_epoch)
     log = open(a.log, "w") if a.log else None
     source = "DataLoader" if a.loader == "torch" else "pinshard serve loader"
     print(f"pytorch {torch.__version__}: {n_train} train / {n_test} test images, batch {a.batch}, "
           f"{a.epochs} epochs, {a.workers} {source} workers, {a.threads} torch threads, "
-          f"RandomResizedCrop scale {a.scale[0]}-{a.scale[1]} + flip, Adam lr {a.lr}, seed {a.seed}")
+          f"RandomResizedCrop scale {a.scale[0]}-{a.scale[1]} + flip, Adam lr {a.lr} (cosine to 0), seed {a.seed}")
     started = time.perf_counter()
     step = 0
     total_wait = total_step = 0.0
@@ -160,6 +163,9 @@ def train_and_score(a, train, test, n_train, n_test):
                 total_wait += wait
                 total_step += step_s
             last_wait_end = w1
+            # the Java example's FashionMnistTraining.cosineLearningRate, step for step
+            for group in opt.param_groups:
+                group["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * step / total_steps))
             opt.zero_grad()
             loss = F.cross_entropy(model(images), labels)
             loss.backward()
