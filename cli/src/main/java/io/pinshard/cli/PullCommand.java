@@ -3,6 +3,7 @@ package io.pinshard.cli;
 import io.pinshard.format.Printable;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
+import io.pinshard.s3.S3Settings;
 import io.pinshard.s3.transfer.DatasetPull;
 import io.pinshard.s3.transfer.PullOptions;
 import io.pinshard.s3.transfer.PullResult;
@@ -61,10 +62,12 @@ final class PullCommand implements Callable<Integer> {
         S3Location from = S3Location.parse(source);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force);
+        S3Settings settings = s3.settings();
+        PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force)
+            .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
         PullResult result;
-        try (S3Client client = S3Clients.create(s3.settings());
+        try (S3Client client = S3Clients.create(settings);
              TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
         } catch (TransferException e) {

@@ -156,10 +156,24 @@ public final class DatasetVerifier {
      * number, section checksums, every payload checksum and must-be-zero gap, labels and, in decode mode, every
      * payload decoded. For a shard kept under another name than its listed one (a download cache).
      *
+     * <p>This form works out the shard's expected header number from the whole manifest (a pass over every
+     * entry): a caller checking many shards of one manifest uses the other, with
+     * {@link ManifestRules#expectedShardNumbers} computed once.
+     *
      * @param dataset how problems name the dataset
      * @return the problems found, empty when the file is intact
      */
     public List<Problem> verifyShardFile(Path file, String dataset, DatasetManifest manifest, int position) {
+        return verifyShardFile(file, dataset, manifest, position,
+            ManifestRules.expectedShardNumbers(manifest.shards())[position]);
+    }
+
+    /**
+     * {@link #verifyShardFile(Path, String, DatasetManifest, int)} with the shard's expected header number given
+     * ({@code ManifestRules.expectedShardNumbers(manifest.shards())[position]}).
+     */
+    public List<Problem> verifyShardFile(Path file, String dataset, DatasetManifest manifest, int position,
+                                         int expectedShardNumber) {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         List<Problem> problems = new ArrayList<>();
         long size;
@@ -175,9 +189,8 @@ public final class DatasetVerifier {
             problems.add(new Problem(e.kind(), entry.file(), -1, e.detail()));
             return problems; // a file of the wrong length is not worth mapping
         }
-        int expected = ManifestRules.expectedShardNumbers(manifest.shards())[position];
         try (ShardChecker checker = new ShardChecker()) {
-            checker.verifyShard(file, dataset, entry, expected, manifest, size, problems);
+            checker.verifyShard(file, dataset, entry, expectedShardNumber, manifest, size, problems);
         }
         return problems;
     }

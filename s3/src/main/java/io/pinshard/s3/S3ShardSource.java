@@ -2,45 +2,33 @@ package io.pinshard.s3;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
 import io.pinshard.reader.ShardSource;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
-import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * A dataset in S3-compatible storage ({@code s3://bucket/prefix}), its shards made local through the node's
  * {@link ShardCache}. The manifest is read from the store at open (so a new dataset version under the same
- * prefix is seen); each shard is fetched whole, resumed with a range request pinned to the object's ETag when the
- * body breaks off, retried with jittered exponential backoff (after the SDK's own retries of each request) until
- * {@link S3Settings#maxAttempts()} attempts or {@link S3Settings#callTimeout()} in all, and verified before it is
- * renamed into the cache. Errors name bucket, key and cause. A shard that failed is refused again at once for
+ * prefix is seen); each shard is fetched whole by {@link ObjectDownload} (resumed with a range request pinned to the
+ * object's ETag when the body breaks off, retried with backoff until {@link S3Settings#maxAttempts()} attempts or
+ * {@link S3Settings#callTimeout()} in all) and verified before it is renamed into the cache. Errors name bucket, key and cause. A shard that failed is refused again at once for
  * {@link #FAILURE_MEMORY} (a loader skipping its records does not download it once per record).
  *
  * <p>Credentials stay in the client: nothing here logs or writes them.
@@ -48,13 +36,15 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 public final class S3ShardSource implements ShardSource {
     /** How long a failed shard is refused without a new download. */
     public static final Duration FAILURE_MEMORY = Duration.ofSeconds(30);
-    private static final int COPY_BYTES = 1 << 20;
 
     private final S3Location location;
     private final S3Settings settings;
     private final S3Client s3;
+    private final ObjectDownload downloader;
     private final ShardCache cache;
     private final DatasetManifest manifest;
+    /** Each shard's header number, worked out once ({@link ManifestRules#expectedShardNumbers} is a pass over all). */
+    private final int[] expectedNumbers;
     private final long limitBytes;
     private final boolean[] held;
     private final ShardFormatException[] failed;
@@ -69,8 +59,10 @@ public final class S3ShardSource implements ShardSource {
         this.location = location;
         this.settings = settings;
         this.s3 = s3;
+        this.downloader = new ObjectDownload(s3, settings.maxAttempts(), settings.callTimeout());
         this.cache = cache;
         this.manifest = manifest;
+        this.expectedNumbers = ManifestRules.expectedShardNumbers(manifest.shards());
         this.limitBytes = limitBytes;
         int shards = manifest.shards().size();
         this.held = new boolean[shards];
@@ -200,7 +192,7 @@ public final class S3ShardSource implements ShardSource {
         String key = location.key(entry.file());
         try {
             Path file = cache.hold(location.toString(), location.uri(entry.file()), manifest, index,
-                part -> download(index, entry, key, part));
+                expectedNumbers[index], part -> download(index, entry, key, part));
             synchronized (this) {
                 if (held[index] || closed) {
                     cache.release(entry, false); // another thread of this source got there first
@@ -230,144 +222,16 @@ public final class S3ShardSource implements ShardSource {
         cache.release(manifest.shards().get(index), true);
     }
 
-    /**
-     * Writes object {@code key} into {@code part}: whole, or resumed from the bytes already written with a range
-     * request that must match the first response's ETag. Attempts and total time are bounded by the settings.
-     */
+    /** Writes object {@code key} into {@code part} ({@link ObjectDownload}); failures name the shard and object. */
     private String download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
         downloadsPerShard.incrementAndGet(index);
-        String object = location.uri(entry.file());
-        long deadline = System.nanoTime() + settings.callTimeout().toNanos();
-        String etag = null;
-        long have = 0;
-        byte[] copy = new byte[COPY_BYTES];
-        try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            for (int attempt = 1; ; attempt++) {
-                have = out.position(); // what earlier attempts wrote before their bodies broke off
-                GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(location.bucket()).key(key);
-                if (have > 0) {
-                    request.range("bytes=" + have + "-").ifMatch(etag);
-                }
-                try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
-                    GetObjectResponse response = in.response();
-                    if (have > 0 && response.contentRange() == null) { // the store ignored the range: start over
-                        out.truncate(0);
-                        out.position(0);
-                        have = 0;
-                    }
-                    if (etag == null) {
-                        etag = response.eTag();
-                        Long length = response.contentLength();
-                        if (length != null && length != entry.bytes()) {
-                            throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
-                                object + " (ETag " + etag + ") holds " + length + " bytes, the manifest says "
-                                + entry.bytes() + ": the object was replaced under the same key, or the manifest "
-                                + "belongs to another upload", null);
-                        }
-                    }
-                    try {
-                        have = copy(in, out, have, entry, copy, deadline, object);
-                    } catch (IOException | RuntimeException e) {
-                        in.abort(); // close would drain the rest of a broken or crawling body first
-                        throw e;
-                    }
-                    if (have == entry.bytes()) {
-                        out.force(true); // the rename must never publish bytes still only in flight
-                        return etag;
-                    }
-                    throw new IOException("the body ended after " + have + " of " + entry.bytes() + " bytes");
-                } catch (NoSuchKeyException | NoSuchBucketException e) {
-                    throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
-                        "listed in the manifest but missing from the store: " + object + " ("
-                        + e.awsErrorDetails().errorCode() + ")", e);
-                } catch (S3Exception e) {
-                    if (e.statusCode() == 412) {
-                        throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location.toString(), entry.file(), -1,
-                            object + " was replaced during its download (ETag " + etag + " no longer matches)", e);
-                    }
-                    if (e.statusCode() < 500 && e.statusCode() != 429) {
-                        throw failure(entry, object, attempt, e);
-                    }
-                    backOff(entry, object, attempt, deadline, e, retryAfter(e));
-                } catch (IOException | SdkException e) {
-                    if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) {
-                        throw failure(entry, object, attempt, e);
-                    }
-                    backOff(entry, object, attempt, deadline, e, 0);
-                }
-            }
-        } catch (IOException e) {
-            throw new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, "cannot write "
-                + part + " for " + object + ": " + e, e);
-        }
-    }
-
-    private long copy(InputStream in, FileChannel out, long have, DatasetManifest.ShardEntry entry, byte[] copy,
-                      long deadline, String object) throws IOException {
-        long expected = entry.bytes();
-        for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
-            ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
-            while (bytes.hasRemaining()) {
-                out.write(bytes);
-            }
-            have += n;
-            fetched.addAndGet(n);
-            if (System.nanoTime() - deadline > 0) {
-                throw new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, object + ": only " + have
-                    + " of " + expected + " bytes arrived within the call timeout of " + settings.callTimeout(), null);
-            }
-        }
-        return have;
-    }
-
-    /** Sleeps before the next attempt, or throws when attempts or time are spent. */
-    private void backOff(DatasetManifest.ShardEntry entry, String object, int attempt, long deadline, Exception cause,
-                         long retryAfterMillis) {
-        if (attempt >= settings.maxAttempts()) {
-            throw failure(entry, object, attempt, cause);
-        }
-        long base = Math.min(5_000, 100L << Math.min(attempt - 1, 10));
-        long sleep = Math.max(retryAfterMillis, base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1));
-        if (System.nanoTime() + sleep * 1_000_000 - deadline > 0) {
-            throw failure(entry, object, attempt, cause);
-        }
         try {
-            Thread.sleep(sleep);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw failure(entry, object, attempt, cause);
-        }
-    }
-
-    private ShardFormatException failure(DatasetManifest.ShardEntry entry, String object, int attempts,
-                                         Exception cause) {
-        return new ShardFormatException(Kind.IO_ERROR, location.toString(), entry.file(), -1, "cannot fetch " + object
-            + " after " + attempts + " attempt(s) within " + settings.callTimeout() + ": " + describe(cause), cause);
-    }
-
-    private static String describe(Exception e) {
-        if (e instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
-            return "HTTP " + s3.statusCode() + " " + s3.awsErrorDetails().errorCode();
-        }
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return e.getClass().getSimpleName() + ": " + e.getMessage()
-            + (root != e ? " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")" : "");
-    }
-
-    /** A Retry-After header in seconds, as milliseconds (0 when absent). */
-    private static long retryAfter(S3Exception e) {
-        if (e.awsErrorDetails() == null || e.awsErrorDetails().sdkHttpResponse() == null) {
-            return 0;
-        }
-        Optional<String> header = e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After");
-        try {
-            return header.map(v -> Math.min(60_000, Long.parseLong(v.trim()) * 1000)).orElse(0L);
-        } catch (NumberFormatException ignored) {
-            return 0;
+            return downloader.to(part, location.bucket(), key, entry.bytes(), location.uri(entry.file()),
+                ObjectDownload.ResponseCheck.NONE, fetched::addAndGet);
+        } catch (ObjectDownload.DownloadException e) {
+            Kind kind = e.failure() == ObjectDownload.Failure.UNAVAILABLE ? Kind.IO_ERROR : Kind.MANIFEST_MISMATCH;
+            throw new ShardFormatException(kind, location.toString(), entry.file(), -1, e.getMessage(), e);
         }
     }
 
@@ -390,7 +254,8 @@ public final class S3ShardSource implements ShardSource {
             }
             try {
                 if (decode) {
-                    problems.addAll(new DatasetVerifier(true, false).verifyShardFile(file, location(), manifest, i));
+                    problems.addAll(new DatasetVerifier(true, false).verifyShardFile(file, location(), manifest, i,
+                        expectedNumbers[i]));
                 }
             } finally {
                 if (limitBytes != Long.MAX_VALUE) {

@@ -125,10 +125,13 @@ public final class ShardCache implements AutoCloseable {
      * Holds shard {@code position} of {@code manifest} for this JVM, downloading and verifying it first unless a
      * verified copy is there; returns the verified file. Each call must be matched by one {@link #release}.
      *
-     * @param dataset how errors name the dataset; {@code object} how they name the shard's object (bucket, key)
+     * @param dataset             how errors name the dataset; {@code object} how they name the shard's object
+     * @param expectedShardNumber the shard's header number ({@code ManifestRules.expectedShardNumbers}, computed
+     *                            once per manifest by the caller)
      * @throws ShardFormatException naming the object and what differed when the download fails its checks
      */
-    public Path hold(String dataset, String object, DatasetManifest manifest, int position, Download download) {
+    public Path hold(String dataset, String object, DatasetManifest manifest, int position, int expectedShardNumber,
+                     Download download) {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
         synchronized (monitor(key)) {
@@ -148,7 +151,7 @@ public final class ShardCache implements AutoCloseable {
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
                 lock = channel.lock(0, Long.MAX_VALUE, true); // waits while an evictor deletes it
                 if (!isComplete(file, entry)) {
-                    fetch(dataset, object, manifest, position, download, file);
+                    fetch(dataset, object, manifest, position, expectedShardNumber, download, file);
                 }
                 h = new Held(channel, lock, file);
                 h.holders = 1;
@@ -207,8 +210,8 @@ public final class ShardCache implements AutoCloseable {
         return held.containsKey(key(entry));
     }
 
-    private void fetch(String dataset, String object, DatasetManifest manifest, int position, Download download,
-                       Path file) throws IOException {
+    private void fetch(String dataset, String object, DatasetManifest manifest, int position,
+                       int expectedShardNumber, Download download, Path file) throws IOException {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
         try (FileChannel fetchChannel = FileChannel.open(locks.resolve(key + ".fetch"), StandardOpenOption.CREATE,
@@ -227,7 +230,7 @@ public final class ShardCache implements AutoCloseable {
             try {
                 String etag = download.to(part);
                 List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(part, dataset, manifest,
-                    position);
+                    position, expectedShardNumber);
                 if (!problems.isEmpty()) {
                     throw corrupt(dataset, object, etag, entry, problems);
                 }

@@ -3,10 +3,9 @@ package io.pinshard.s3.transfer;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
+import io.pinshard.s3.ObjectDownload;
 import io.pinshard.s3.S3Location;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,18 +18,17 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Downloads a dataset from {@code s3://bucket/prefix} into a local directory that is a dataset only once every
  * shard in it is verified: each shard is downloaded into the staging folder {@value #STAGING} inside the
  * directory (same file system), checked and renamed into place by {@link ShardInstaller}, and the manifest is
- * renamed in last. Rerun after a kill, it keeps every shard already in place that passes the same checks and
+ * renamed in last. Each shard comes down through {@link ObjectDownload}, the streamed cache's loop (resumed, retried
+ * within the options' attempts and time). Rerun after a kill, it keeps every shard already in place that passes the same checks and
  * downloads the rest; the staging folder's leftovers are discarded. The result passes {@code pinshard verify}.
  */
 public final class DatasetPull {
@@ -40,12 +38,14 @@ public final class DatasetPull {
     static final long MAX_MANIFEST_BYTES = 256L << 20;
 
     private final S3Client s3;
+    private final ObjectDownload downloader;
     private final PullOptions options;
     private final TransferProgress progress;
 
     /** A pull through {@code s3} (not closed here), reporting to {@code progress}. */
     public DatasetPull(S3Client s3, PullOptions options, TransferProgress progress) {
         this.s3 = s3;
+        this.downloader = new ObjectDownload(s3, options.attempts(), options.callTimeout());
         this.options = options;
         this.progress = progress;
     }
@@ -159,18 +159,13 @@ public final class DatasetPull {
         }
         Path staged = staging.resolve(entry.file());
         String uri = from.uri(entry.file());
-        for (int attempt = 1; ; attempt++) {
-            try {
-                download(from, entry, staged, uri);
-                break;
-            } catch (IOException | SdkClientException e) {
-                // The SDK retries a request that fails before its body; a body cut off midway is retried here.
-                ShardInstaller.deleteQuietly(staged);
-                if (attempt >= options.attempts() || Thread.currentThread().isInterrupted()) {
-                    throw new TransferException(uri + ": download failed after " + attempt + " attempt(s): " + e, e);
-                }
-                sleepBeforeRetry(attempt, uri);
-            }
+        ShardInstaller.deleteQuietly(staged); // a kill's leftover: the download starts a new file
+        try {
+            downloader.to(staged, from.bucket(), from.key(entry.file()), entry.bytes(), uri,
+                response -> storedCrcProblem(response, entry), progress::bytes);
+        } catch (ObjectDownload.DownloadException e) {
+            ShardInstaller.deleteQuietly(staged);
+            throw new TransferException(e.getMessage(), e);
         }
         installer.install(staged, target, position, uri);
         tally.downloaded.incrementAndGet();
@@ -178,47 +173,11 @@ public final class DatasetPull {
         progress.fileDone(entry.file(), entry.bytes(), false);
     }
 
-    private void download(S3Location from, DatasetManifest.ShardEntry entry, Path staged, String uri)
-        throws IOException {
-        ResponseInputStream<GetObjectResponse> body;
-        try {
-            body = s3.getObject(b -> b.bucket(from.bucket()).key(from.key(entry.file())));
-        } catch (NoSuchKeyException e) {
-            throw new TransferException(uri + ": missing (the manifest lists " + entry.file() + ")", e);
-        } catch (SdkClientException e) {
-            throw e;
-        } catch (SdkException e) {
-            throw new TransferException(uri + ": " + e.getMessage(), e);
-        }
-        try (InputStream in = body; OutputStream out = Files.newOutputStream(staged)) {
-            GetObjectResponse response = body.response();
-            if (response.contentLength() != null && response.contentLength() != entry.bytes()) {
-                body.abort();
-                throw new TransferException(uri + ": object holds " + response.contentLength()
-                    + " bytes, the manifest says " + entry.bytes() + "; not downloaded");
-            }
-            String stored = response.metadata().get(ObjectNames.CRC32C_METADATA);
-            if (stored != null && !stored.equals(entry.crc32c())) {
-                body.abort();
-                throw new TransferException(uri + ": object's " + ObjectNames.CRC32C_METADATA + " metadata is "
-                    + stored + ", the manifest says " + entry.crc32c() + " (another dataset's shard?); not downloaded");
-            }
-            byte[] chunk = new byte[1 << 16];
-            long total = 0;
-            for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
-                total += n;
-                if (total > entry.bytes()) {
-                    body.abort();
-                    throw new TransferException(uri + ": object holds more than the " + entry.bytes()
-                        + " bytes the manifest says; not installed");
-                }
-                out.write(chunk, 0, n);
-                progress.bytes(n);
-            }
-            if (total < entry.bytes()) {
-                throw new IOException("body ended after " + total + " of " + entry.bytes() + " bytes");
-            }
-        }
+    /** The object's own CRC32C metadata (set by push), when present, must be the manifest's. */
+    private static String storedCrcProblem(GetObjectResponse response, DatasetManifest.ShardEntry entry) {
+        String stored = response.metadata().get(ObjectNames.CRC32C_METADATA);
+        return stored == null || stored.equals(entry.crc32c()) ? null : "object's " + ObjectNames.CRC32C_METADATA
+            + " metadata is " + stored + ", the manifest says " + entry.crc32c() + " (another dataset's shard?)";
     }
 
     private byte[] getManifest(S3Location from) {
@@ -238,15 +197,6 @@ public final class DatasetPull {
             throw new TransferException(uri + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw new TransferException(uri + ": " + e, e);
-        }
-    }
-
-    private static void sleepBeforeRetry(int attempt, String uri) {
-        try {
-            Thread.sleep(Math.min(5_000L, 100L << Math.min(attempt, 6)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TransferException(uri + ": interrupted", e);
         }
     }
 

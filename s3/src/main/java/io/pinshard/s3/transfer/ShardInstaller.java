@@ -1,6 +1,7 @@
 package io.pinshard.s3.transfer;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.ManifestRules;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import java.util.List;
 public final class ShardInstaller {
     private final DatasetManifest manifest;
     private final String dataset;
+    private final int[] expectedNumbers;
 
     /**
      * @param dataset how problems name the dataset ({@code s3://bucket/prefix})
@@ -29,11 +31,13 @@ public final class ShardInstaller {
     public ShardInstaller(DatasetManifest manifest, String dataset) {
         this.manifest = manifest;
         this.dataset = dataset;
+        this.expectedNumbers = ManifestRules.expectedShardNumbers(manifest.shards()); // once, not once per shard
     }
 
     /** What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard. */
     public String check(Path file, int position) {
-        List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position);
+        List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position,
+            expectedNumbers[position]);
         if (problems.isEmpty()) {
             return null;
         }

@@ -1,0 +1,221 @@
+package io.pinshard.s3;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongConsumer;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * pinshard's one loop that fetches an object whole into a new file, for the streamed cache ({@link S3ShardSource})
+ * and {@code pull} alike. The body is written as it arrives; a body that breaks off is resumed from the bytes
+ * already written with a range request pinned to the first response's ETag ({@code If-Match}), so the pieces are
+ * one version of the object, and a store that ignores the range starts over. Failed requests are retried with
+ * jittered exponential backoff (at least any {@code Retry-After}) on top of the SDK's own retries, until
+ * {@code maxAttempts} attempts or {@code callTimeout} in all. The length is checked against the expected one before
+ * a byte is written, and the file is forced to disk before {@link #to} returns (the caller renames it into place).
+ * Every failure is a {@link DownloadException} naming the object and the cause.
+ */
+public final class ObjectDownload {
+    private static final int COPY_BYTES = 1 << 20;
+
+    /** Why a download failed. */
+    public enum Failure {
+        /** The store has no such object (or bucket). */
+        MISSING,
+        /** The object is not the one expected: its length differs, it changed mid-download, or a check refused it. */
+        NOT_THE_LISTED_OBJECT,
+        /** Attempts or time ran out, the store refused the request, or the file could not be written. */
+        UNAVAILABLE
+    }
+
+    /** A failed download: {@link #failure()} says which kind, the message names the object. */
+    public static final class DownloadException extends RuntimeException {
+        private final Failure failure;
+
+        DownloadException(Failure failure, String message, Throwable cause) {
+            super(message, cause);
+            this.failure = failure;
+        }
+
+        public Failure failure() {
+            return failure;
+        }
+    }
+
+    /** A look at the first response before its body is written: null when it is the object wanted, else why not. */
+    @FunctionalInterface
+    public interface ResponseCheck {
+        ResponseCheck NONE = response -> null;
+
+        String problem(GetObjectResponse response);
+    }
+
+    private final S3Client s3;
+    private final int maxAttempts;
+    private final Duration callTimeout;
+
+    /** Downloads through {@code s3} (not closed here), within {@code maxAttempts} and {@code callTimeout} each. */
+    public ObjectDownload(S3Client s3, int maxAttempts, Duration callTimeout) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
+        }
+        this.s3 = s3;
+        this.maxAttempts = maxAttempts;
+        this.callTimeout = callTimeout;
+    }
+
+    /**
+     * Writes object {@code key} of {@code bucket}, which must hold {@code expectedBytes} bytes, into the new file
+     * {@code part}; returns its ETag.
+     *
+     * @param object  how messages name the object ({@code s3://bucket/key})
+     * @param arrived told of every piece of body written, in bytes
+     * @throws DownloadException naming {@code object}; {@code part} may hold a partial body (the caller deletes it)
+     */
+    public String to(Path part, String bucket, String key, long expectedBytes, String object, ResponseCheck check,
+                     LongConsumer arrived) {
+        long deadline = System.nanoTime() + callTimeout.toNanos();
+        String etag = null;
+        byte[] copy = new byte[COPY_BYTES];
+        try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            for (int attempt = 1; ; attempt++) {
+                long have = out.position(); // what earlier attempts wrote before their bodies broke off
+                GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
+                if (have > 0) {
+                    request.range("bytes=" + have + "-").ifMatch(etag);
+                }
+                try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
+                    GetObjectResponse response = in.response();
+                    if (have > 0 && response.contentRange() == null) { // the store ignored the range: start over
+                        out.truncate(0);
+                        out.position(0);
+                        have = 0;
+                    }
+                    if (etag == null) {
+                        etag = response.eTag();
+                        Long length = response.contentLength();
+                        String problem = length != null && length != expectedBytes
+                            ? "object holds " + length + " bytes, the manifest says " + expectedBytes + " (ETag "
+                                + etag + "): replaced under the same key, or the manifest belongs to another upload"
+                            : check.problem(response);
+                        if (problem != null) {
+                            in.abort();
+                            throw new DownloadException(Failure.NOT_THE_LISTED_OBJECT, object + ": " + problem
+                                + "; not downloaded", null);
+                        }
+                    }
+                    try {
+                        have = copy(in, out, have, expectedBytes, copy, deadline, object, arrived);
+                    } catch (IOException | RuntimeException e) {
+                        in.abort(); // close would drain the rest of a broken or crawling body first
+                        throw e;
+                    }
+                    if (have == expectedBytes) {
+                        out.force(true); // the rename must never publish bytes still only in flight
+                        return etag;
+                    }
+                    throw new IOException("the body ended after " + have + " of " + expectedBytes + " bytes");
+                } catch (NoSuchKeyException | NoSuchBucketException e) {
+                    throw new DownloadException(Failure.MISSING, object + ": missing from the store ("
+                        + e.awsErrorDetails().errorCode() + ")", e);
+                } catch (S3Exception e) {
+                    if (e.statusCode() == 412) {
+                        throw new DownloadException(Failure.NOT_THE_LISTED_OBJECT, object + " was replaced during "
+                            + "its download (ETag " + etag + " no longer matches)", e);
+                    }
+                    if (e.statusCode() < 500 && e.statusCode() != 429) {
+                        throw failure(object, attempt, e);
+                    }
+                    backOff(object, attempt, deadline, e, retryAfter(e));
+                } catch (IOException | SdkException e) {
+                    if (e instanceof InterruptedIOException || Thread.currentThread().isInterrupted()) {
+                        throw failure(object, attempt, e);
+                    }
+                    backOff(object, attempt, deadline, e, 0);
+                }
+            }
+        } catch (IOException e) {
+            throw new DownloadException(Failure.UNAVAILABLE, "cannot write " + part + " for " + object + ": " + e, e);
+        }
+    }
+
+    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
+                      String object, LongConsumer arrived) throws IOException {
+        for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
+            ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+            have += n;
+            arrived.accept(n);
+            if (System.nanoTime() - deadline > 0) {
+                throw new DownloadException(Failure.UNAVAILABLE, object + ": only " + have + " of " + expected
+                    + " bytes arrived within the call timeout of " + callTimeout, null);
+            }
+        }
+        return have;
+    }
+
+    /** Sleeps before the next attempt, or throws when attempts or time are spent. */
+    private void backOff(String object, int attempt, long deadline, Exception cause, long retryAfterMillis) {
+        if (attempt >= maxAttempts) {
+            throw failure(object, attempt, cause);
+        }
+        long base = Math.min(5_000, 100L << Math.min(attempt - 1, 10));
+        long sleep = Math.max(retryAfterMillis, base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1));
+        if (System.nanoTime() + sleep * 1_000_000 - deadline > 0) {
+            throw failure(object, attempt, cause);
+        }
+        try {
+            Thread.sleep(sleep);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failure(object, attempt, cause);
+        }
+    }
+
+    private DownloadException failure(String object, int attempts, Exception cause) {
+        return new DownloadException(Failure.UNAVAILABLE, "cannot fetch " + object + " after " + attempts
+            + " attempt(s) within " + callTimeout + ": " + describe(cause), cause);
+    }
+
+    private static String describe(Exception e) {
+        if (e instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
+            return "HTTP " + s3.statusCode() + " " + s3.awsErrorDetails().errorCode();
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return e.getClass().getSimpleName() + ": " + e.getMessage()
+            + (root != e ? " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")" : "");
+    }
+
+    /** A Retry-After header in seconds, as milliseconds (0 when absent). */
+    private static long retryAfter(S3Exception e) {
+        if (e.awsErrorDetails() == null || e.awsErrorDetails().sdkHttpResponse() == null) {
+            return 0;
+        }
+        Optional<String> header = e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After");
+        try {
+            return header.map(v -> Math.min(60_000, Long.parseLong(v.trim()) * 1000)).orElse(0L);
+        } catch (NumberFormatException ignored) {
+            return 0;
+        }
+    }
+}
