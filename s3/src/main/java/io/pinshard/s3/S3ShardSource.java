@@ -86,6 +86,7 @@ public final class S3ShardSource implements ShardSource {
         try {
             DatasetManifest manifest = readManifest(s3, location);
             ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : cacheDirectory(null, location, settings));
+            cache.evictUnlisted(manifest); // an earlier version's shards would otherwise stay on the disk for good
             return new S3ShardSource(location, settings, s3, cache, manifest, limitBytes);
         } catch (RuntimeException | Error e) {
             s3.close();

@@ -9,15 +9,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -42,7 +47,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * DatasetVerifier#verifyShardFile}), then rename it atomically into place. A failed check deletes the part and
  * names what differed. The locks are OS file locks: they die with their process, so a process killed at any
  * moment blocks no one, and its part file is never taken for a shard (only renamed files count); the next
- * downloader of that shard, or {@link #sweepDeadParts} at open, deletes it.
+ * downloader of that shard, or {@link #sweepDeadParts} at open, deletes it. Shards of an earlier dataset version
+ * go when a source opens the new one ({@link #evictUnlisted}), each under the same exclusive lock as an eviction.
  *
  * <p>Java file locks belong to the whole JVM and closing any channel of a file may drop them all, so one instance
  * per directory serves every source in this JVM ({@link #open}), with one channel per lock file, and threads of
@@ -205,6 +211,61 @@ public final class ShardCache implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the cached shards {@code manifest} does not list (an earlier version of the dataset under the same
+     * prefix: its files sit under other CRC folders), each only under an exclusive lock of its {@code .use} file,
+     * so a shard another process (or a source of this JVM) still holds stays. Their lock files stay (empty); a
+     * folder left empty goes. Returns how many shard files were deleted.
+     */
+    public int evictUnlisted(DatasetManifest manifest) {
+        Set<String> listed = new HashSet<>();
+        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
+            listed.add(key(entry));
+        }
+        int deleted = 0;
+        try (DirectoryStream<Path> versions = Files.newDirectoryStream(shards)) {
+            for (Path version : versions) {
+                if (!Files.isDirectory(version, LinkOption.NOFOLLOW_LINKS)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(version)) {
+                    for (Path file : files) {
+                        String key = version.getFileName() + "-" + file.getFileName();
+                        if (!listed.contains(key) && deleteIfFree(key, file)) {
+                            deleted++;
+                        }
+                    }
+                }
+                try {
+                    Files.deleteIfExists(version); // only when empty
+                } catch (DirectoryNotEmptyException stillUsed) {
+                    // a shard of that version is held, or was not ours to judge
+                }
+            }
+        } catch (IOException e) {
+            // what could not be listed stays; the next open tries again
+        }
+        return deleted;
+    }
+
+    /** Deletes {@code file} (cache key {@code key}) if nobody holds it: this JVM not, no process's shared lock. */
+    private boolean deleteIfFree(String key, Path file) {
+        synchronized (monitor(key)) {
+            synchronized (this) {
+                if (held.containsKey(key)) {
+                    return false;
+                }
+            }
+            try (FileChannel channel = FileChannel.open(locks.resolve(key + ".use"), StandardOpenOption.CREATE,
+                     StandardOpenOption.READ, StandardOpenOption.WRITE);
+                 FileLock exclusive = channel.tryLock(0, Long.MAX_VALUE, false)) {
+                return exclusive != null && Files.deleteIfExists(file);
+            } catch (IOException | OverlappingFileLockException e) {
+                return false;
+            }
+        }
+    }
+
     /** Whether this JVM holds shard {@code entry} now. */
     public synchronized boolean holds(DatasetManifest.ShardEntry entry) {
         return held.containsKey(key(entry));
@@ -276,7 +337,7 @@ public final class ShardCache implements AutoCloseable {
 
     /** Deletes a part directory and the one file in it (or a plain file). */
     private static void deleteTree(Path part) throws IOException {
-        if (Files.isDirectory(part, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.isDirectory(part, LinkOption.NOFOLLOW_LINKS)) {
             try (DirectoryStream<Path> inside = Files.newDirectoryStream(part)) {
                 for (Path file : inside) {
                     Files.deleteIfExists(file);

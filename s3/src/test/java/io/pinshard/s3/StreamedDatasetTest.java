@@ -92,6 +92,46 @@ class StreamedDatasetTest {
     }
 
     @Test
+    void aNewVersionUnderThePrefixEvictsTheOldVersionsShardsThatNobodyHolds() throws Exception {
+        Path cache = temp.resolve("cache-versions");
+        Path first = S3TestData.write(temp.resolve("v1"), 60, 16 << 10);
+        S3Location versioned = S3TestData.upload(s3, first, "streamed", "sets/versioned");
+        DatasetManifest old;
+        try (Dataset v1 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache, Long.MAX_VALUE))) {
+            old = v1.manifest();
+            assertTrue(old.shards().size() >= 3, "shards: " + old.shards().size());
+            for (long r = 0; r < v1.size(); r++) {
+                v1.record(r, new RecordView());
+            }
+        }
+        ShardCache files = ShardCache.open(cache);
+        try (Dataset holder = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+            Long.MAX_VALUE))) {
+            holder.record(0, new RecordView()); // holds v1's first shard through the new version's open
+            // other shard boundaries: every shard of the new version differs from the old ones
+            S3TestData.upload(s3, S3TestData.write(temp.resolve("v2"), 61, 40 << 10), "streamed", "sets/versioned");
+            try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+                Long.MAX_VALUE))) {
+                assertEquals(61, v2.size());
+                for (DatasetManifest.ShardEntry entry : v2.manifest().shards()) {
+                    assertFalse(old.shards().contains(entry), "the test needs new shards: " + entry);
+                }
+                for (int s = 0; s < old.shards().size(); s++) {
+                    assertEquals(s == 0, java.nio.file.Files.exists(files.shardFile(old.shards().get(s))),
+                        "v1 shard " + s + ": only the held one stays");
+                }
+            }
+        }
+        try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+            Long.MAX_VALUE))) {
+            assertFalse(java.nio.file.Files.exists(files.shardFile(old.shards().get(0))), "let go, then evicted");
+            v2.record(60, new RecordView());
+        } finally {
+            files.close();
+        }
+    }
+
+    @Test
     void theServiceLoaderOpensS3LocationsWithOptions() {
         String before = System.getProperty("aws.accessKeyId");
         System.setProperty("aws.accessKeyId", S3TestServer.ACCESS_KEY);
