@@ -5,7 +5,9 @@
 #   pinshard datasets plus the same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
 #   (and raw once more with --resampler opencv, the fallback; jpeg once more with -Dpinshard.jpeg.decoder=opencv)
 #   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
-#   markdown table. Needs /usr/bin/python3 with python3-torch and python3-torchvision.
+#   markdown table. PyTorch runs first and last (its rate moved 15-20 % between runs on the 2-core VM): the ratios
+#   are against the mean of the two, and both rows are printed. Needs /usr/bin/python3 with python3-torch and
+#   python3-torchvision.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=10 workers=2 copies=24
@@ -21,6 +23,12 @@ data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || { echo "bench-loader: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 3; }
 results="$(mktemp)"
+pytorch() {  # one DataLoader run, labelled $1
+  echo "pytorch ($1) ..." >&2
+  /usr/bin/python3 scripts/bench_torch_loader.py "$data/jpeg-files" --batch 256 --crop 224 --workers "$workers" \
+    --seconds "$seconds" | sed "s/\"loader\": *\"pytorch\"/\"loader\": \"pytorch-$1\"/" >> "$results"
+}
+pytorch first
 # jpeg:opencv-decode is the jpeg shards with libjpeg-turbo's region/scaled decode turned off (OpenCV decodes).
 for run in raw lz4 jpeg jpeg:opencv-decode raw:opencv; do
   codec="${run%%:*}" resampler="auto" label="pinshard-$codec" java_opts="${PINSHARD_JAVA_OPTS:-}"
@@ -31,13 +39,14 @@ for run in raw lz4 jpeg jpeg:opencv-decode raw:opencv; do
   PINSHARD_JAVA_OPTS="$java_opts" ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" \
     --seconds "$seconds" --resampler "$resampler" --json 2>/dev/null | sed "s/^{/{\"loader\":\"$label\",/" >> "$results"
 done
-echo "pytorch ..." >&2
-/usr/bin/python3 scripts/bench_torch_loader.py "$data/jpeg-files" --batch 256 --crop 224 --workers "$workers" \
-  --seconds "$seconds" >> "$results"
+pytorch last
 /usr/bin/python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-base = next(r for r in rows if r["loader"] == "pytorch")["images_per_s"]
+torch_rows = [r["images_per_s"] for r in rows if r["loader"].startswith("pytorch")]
+base = sum(torch_rows) / len(torch_rows)
+print(f"PyTorch DataLoader: {' and '.join(f'{v:.0f}' for v in torch_rows)} images/s (first, last); x PyTorch is "
+      f"against their mean, {base:.0f}")
 print("| loader | resampler | images/s | MB/s out | x PyTorch | heap B/batch | workers | batch | crop |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
