@@ -3,6 +3,7 @@ package io.pinshard.reader.loader;
 import io.pinshard.reader.Dataset;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -228,7 +229,12 @@ final class ShardPrefetcher implements Runnable {
             state.set(shard, FETCHING);
             heldBytes += size;
             fetching++;
-            fetchers.execute(() -> fetch(shard));
+            try {
+                fetchers.execute(() -> fetch(shard));
+            } catch (RejectedExecutionException stopping) {
+                state.set(shard, IDLE); // stop() shut the fetchers down after this look began
+                return;
+            }
         }
     }
 
