@@ -4,7 +4,7 @@
 # order, from an S3 server on loopback (s3proxy, started and stopped by the benchmark) into a cold cache limited
 # to a quarter of the dataset, alternated ROUNDS times with the same loader over the local copy (warm in the page
 # cache). Prints images/s per epoch, the bytes fetched per epoch against the dataset's size, and where the CPU went.
-# --repeat R: each record R times (default 4: 3,936 records in 16 shards of ~246, 7.6 MB each; shards must hold
+# --repeat R: each record R times (default 4: 3,936 records in about 16 shards (17 with the rounding) of ~7 MB; shards must hold
 # more than the ring's in-flight batches, which stay held past the limit).
 # --store-cpu C runs the store in a JVM of its own on CPU C, and --loader-cpu L pins the loader's JVM (both
 # sources) to CPUs L (taskset lists): the store then stands for one on another host, off the loader's cores.
@@ -49,10 +49,15 @@ if [[ -n "$store_cpu" ]]; then
     < "$work/store-input" &
   server_pid=$!
   exec 3> "$work/store-input"  # the store serves until this closes
-  for _ in $(seq 600); do [[ -f "$work/endpoint" ]] && break; sleep 0.1; done
+  for _ in $(seq 600); do
+    [[ -f "$work/endpoint" ]] && break
+    kill -0 "$server_pid" 2>/dev/null || { echo "bench-s3: the store process exited before it was ready" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -f "$work/endpoint" ]] || { echo "bench-s3: the store did not start within 60 s" >&2; exit 1; }
   endpoint="$(cat "$work/endpoint")"
 fi
 pin=()
 [[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")
-"${pin[@]}" java "${flags[@]}" -cp "$classpath" \
+${pin[@]+"${pin[@]}"} java "${flags[@]}" -cp "$classpath" \
   io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$rounds" "$epochs" "$workers" "$repeat" $endpoint

@@ -87,14 +87,15 @@ static void pinshard_jpeg_progress_monitor(j_common_ptr cinfo) {
     }
 }
 
+/* Rows asked of libjpeg per jpeg_read_scanlines call (with 2x vertical chroma it writes a pair at once). */
+#define PINSHARD_JPEG_ROWS_PER_READ 16
+
 /*
  * Decodes rows [y, y + h) and at least columns [x, x + w) of the stream's image at scale scale/8 (1..8), as
  * format 1 (grey), 3 (RGB) or 4 (BGR, 3 bytes), to dst, rows stride bytes apart, capacity bytes in all. The
  * columns widen to the iMCU grid: result[REGION_X] and result[REGION_WIDTH] say which were decoded (row
  * pixel 0 is column REGION_X; the asked columns are the same pixels as in a whole decode). x, y, w, h are in scaled pixels: ceil(width * scale / 8) columns in all.
  */
-#define PINSHARD_JPEG_ROWS_PER_READ 16
-
 static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
                                 int format, unsigned char *dst, long stride, long capacity, int *result,
                                 char *message) {

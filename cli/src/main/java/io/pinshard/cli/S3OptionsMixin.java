@@ -44,12 +44,12 @@ final class S3OptionsMixin {
         + "before giving up, with backoff between them (default ${DEFAULT-VALUE}).")
     int maxAttempts;
 
-    @Option(names = "--s3-timeout", paramLabel = "SECONDS", defaultValue = "300", description = "Limit on one request "
-        + "with all its retries (default ${DEFAULT-VALUE}).")
+    @Option(names = "--s3-timeout", paramLabel = "SECONDS", defaultValue = "300", description = "Limit on fetching "
+        + "one object, every attempt included, per 256 MiB of it (default ${DEFAULT-VALUE}).")
     long callTimeoutSeconds;
 
     @Option(names = "--s3-concurrent-fetches", paramLabel = "N", defaultValue = "4", description = "Shards the loader "
-        + "downloads at once, ahead of its workers (default ${DEFAULT-VALUE}).")
+        + "downloads at once, ahead of its workers, when it streams a dataset (default ${DEFAULT-VALUE}).")
     int concurrentFetches;
 
     /**

@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * ({@link #release}), so a dataset larger than the disk can stream through a bounded cache. The loader calls
  * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/streaming.md).
  *
- * <p>Implementations are thread-safe: the loader's prefetch thread and its workers may acquire shards at once.
+ * <p>Implementations are thread-safe: the loader's fetch threads and its workers may acquire shards at once.
  */
 public interface ShardSource extends AutoCloseable {
     /** How messages name the dataset: its directory, or {@code s3://bucket/prefix}. */
@@ -42,8 +42,9 @@ public interface ShardSource extends AutoCloseable {
     void release(int index);
 
     /**
-     * How many shards the loader may fetch at once ({@link #acquire} from that many threads): a remote store
-     * serves requests in parallel, and several in flight hide its latency. 1 unless the source says otherwise.
+     * How many shards the loader's prefetcher fetches at once ({@link #acquire} from that many fetch threads; a
+     * worker that finds its shard missing may add one more): a remote store serves requests in parallel, and
+     * several in flight hide its latency. 1 unless the source says otherwise.
      */
     default int fetchConcurrency() {
         return 1;

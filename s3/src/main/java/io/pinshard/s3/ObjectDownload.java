@@ -26,12 +26,16 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * already written with a range request pinned to the first response's ETag ({@code If-Match}), so the pieces are
  * one version of the object, and a store that ignores the range starts over. Failed requests are retried with
  * jittered exponential backoff (at least any {@code Retry-After}) on top of the SDK's own retries, until
- * {@code maxAttempts} attempts or {@code callTimeout} in all. The length is checked against the expected one before
+ * {@code maxAttempts} attempts or {@code callTimeout} in all per {@link #TIMEOUT_UNIT_BYTES} of the object (so a
+ * multi-GB object is not held to the time of a shard of the default size). A store that sends no ETag cannot pin a
+ * resumed range to the same version: its broken bodies start over from the first byte. The length is checked against the expected one before
  * a byte is written, and the file is forced to disk before {@link #to} returns (the caller renames it into place).
  * Every failure is a {@link DownloadException} naming the object and the cause.
  */
 public final class ObjectDownload {
     private static final int COPY_BYTES = 1 << 20;
+    /** The call timeout bounds each this many bytes of an object (the default shard size), not the whole of it. */
+    public static final long TIMEOUT_UNIT_BYTES = 256L << 20;
 
     /** Why a download failed. */
     public enum Failure {
@@ -89,12 +93,20 @@ public final class ObjectDownload {
      */
     public String to(Path part, String bucket, String key, long expectedBytes, String object, ResponseCheck check,
                      LongConsumer arrived) {
-        long deadline = System.nanoTime() + callTimeout.toNanos();
+        long units = Math.max(1, (expectedBytes + TIMEOUT_UNIT_BYTES - 1) / TIMEOUT_UNIT_BYTES);
+        Duration budget = callTimeout.multipliedBy(units);
+        long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
+        boolean first = true;
         byte[] copy = new byte[COPY_BYTES];
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
                 long have = out.position(); // what earlier attempts wrote before their bodies broke off
+                if (have > 0 && etag == null) { // nothing to pin a range to: start over
+                    out.truncate(0);
+                    out.position(0);
+                    have = 0;
+                }
                 GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
                 if (have > 0) {
                     request.range("bytes=" + have + "-").ifMatch(etag);
@@ -106,7 +118,8 @@ public final class ObjectDownload {
                         out.position(0);
                         have = 0;
                     }
-                    if (etag == null) {
+                    if (first || have == 0) { // a whole body: its length and the check apply
+                        first = false;
                         etag = response.eTag();
                         Long length = response.contentLength();
                         String problem = length != null && length != expectedBytes
@@ -120,7 +133,7 @@ public final class ObjectDownload {
                         }
                     }
                     try {
-                        have = copy(in, out, have, expectedBytes, copy, deadline, object, arrived);
+                        have = copy(in, out, have, expectedBytes, copy, deadline, budget, object, arrived);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
@@ -155,7 +168,7 @@ public final class ObjectDownload {
     }
 
     private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
-                      String object, LongConsumer arrived) throws IOException {
+                      Duration budget, String object, LongConsumer arrived) throws IOException {
         for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
             ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
             while (bytes.hasRemaining()) {
@@ -165,7 +178,8 @@ public final class ObjectDownload {
             arrived.accept(n);
             if (System.nanoTime() - deadline > 0) {
                 throw new DownloadException(Failure.UNAVAILABLE, object + ": only " + have + " of " + expected
-                    + " bytes arrived within the call timeout of " + callTimeout, null);
+                    + " bytes arrived within the call timeout of " + budget
+                    + (budget.equals(callTimeout) ? "" : " (" + callTimeout + " per 256 MiB)"), null);
             }
         }
         return have;
@@ -191,7 +205,7 @@ public final class ObjectDownload {
 
     private DownloadException failure(String object, int attempts, Exception cause) {
         return new DownloadException(Failure.UNAVAILABLE, "cannot fetch " + object + " after " + attempts
-            + " attempt(s) within " + callTimeout + ": " + describe(cause), cause);
+            + " attempt(s) within " + callTimeout + " per 256 MiB: " + describe(cause), cause);
     }
 
     private static String describe(Exception e) {

@@ -11,7 +11,7 @@ import java.util.Map;
  * Serves {@code s3://} locations to {@link io.pinshard.reader.Dataset#open(String)} (registered in
  * {@code META-INF/services}). Options by name, each also read from the system property {@code pinshard.s3.NAME}:
  * {@code endpoint}, {@code region}, {@code pathStyle} (true/false), {@code cacheDir} (the base: each dataset gets {@code <bucket>/<hash>} under it), {@code cacheLimit} (bytes),
- * {@code maxAttempts}, {@code attemptTimeoutMs}, {@code callTimeoutMs}. What is not given comes from the AWS SDK's
+ * {@code maxAttempts}, {@code attemptTimeoutMs}, {@code callTimeoutMs}, {@code concurrentFetches}. What is not given comes from the AWS SDK's
  * standard configuration, credentials always (environment, system properties, profiles): never from here.
  */
 public final class S3DatasetProvider implements ShardSourceProvider {

@@ -83,12 +83,16 @@ public final class S3ShardSource implements ShardSource {
             throw new IllegalArgumentException("cache limit must be positive: " + limitBytes);
         }
         S3Client s3 = S3Clients.create(settings);
+        ShardCache cache = null;
         try {
             DatasetManifest manifest = readManifest(s3, location);
-            ShardCache cache = ShardCache.open(cacheRoot != null ? cacheRoot : cacheDirectory(null, location, settings));
+            cache = ShardCache.open(cacheRoot != null ? cacheRoot : cacheDirectory(null, location, settings));
             cache.evictUnlisted(manifest); // an earlier version's shards would otherwise stay on the disk for good
             return new S3ShardSource(location, settings, s3, cache, manifest, limitBytes);
         } catch (RuntimeException | Error e) {
+            if (cache != null) {
+                cache.close();
+            }
             s3.close();
             throw e;
         }
@@ -204,9 +208,11 @@ public final class S3ShardSource implements ShardSource {
             }
             return file;
         } catch (ShardFormatException e) {
-            synchronized (this) {
-                failed[index] = e;
-                failedAt[index] = System.nanoTime();
+            if (!Thread.currentThread().isInterrupted()) { // a loader closing under its fetch is not the shard's fault
+                synchronized (this) {
+                    failed[index] = e;
+                    failedAt[index] = System.nanoTime();
+                }
             }
             throw e;
         }

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -215,12 +216,14 @@ public final class ShardCache implements AutoCloseable {
      * Deletes the cached shards {@code manifest} does not list (an earlier version of the dataset under the same
      * prefix: its files sit under other CRC folders), each only under an exclusive lock of its {@code .use} file,
      * so a shard another process (or a source of this JVM) still holds stays. Their lock files stay (empty); a
-     * folder left empty goes. Returns how many shard files were deleted.
+     * folder of another version left empty goes. Returns how many shard files were deleted.
      */
     public int evictUnlisted(DatasetManifest manifest) {
         Set<String> listed = new HashSet<>();
+        Set<String> listedFolders = new HashSet<>();
         for (DatasetManifest.ShardEntry entry : manifest.shards()) {
             listed.add(key(entry));
+            listedFolders.add(entry.crc32c());
         }
         int deleted = 0;
         try (DirectoryStream<Path> versions = Files.newDirectoryStream(shards)) {
@@ -236,13 +239,15 @@ public final class ShardCache implements AutoCloseable {
                         }
                     }
                 }
-                try {
-                    Files.deleteIfExists(version); // only when empty
-                } catch (DirectoryNotEmptyException stillUsed) {
-                    // a shard of that version is held, or was not ours to judge
+                if (!listedFolders.contains(version.getFileName().toString())) {
+                    try {
+                        Files.deleteIfExists(version); // only when empty
+                    } catch (DirectoryNotEmptyException stillUsed) {
+                        // a shard of that version is held, or was not ours to judge
+                    }
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | DirectoryIteratorException e) {
             // what could not be listed stays; the next open tries again
         }
         return deleted;
@@ -295,10 +300,27 @@ public final class ShardCache implements AutoCloseable {
                 if (!problems.isEmpty()) {
                     throw corrupt(dataset, object, etag, entry, problems);
                 }
-                Files.createDirectories(file.getParent());
-                Files.move(part, file, StandardCopyOption.ATOMIC_MOVE);
+                moveIntoPlace(part, file);
             } finally {
                 deleteTree(partDirectory);
+            }
+        }
+    }
+
+    /**
+     * Renames {@code part} to {@code file}, making its CRC folder first; once more if the folder vanished in
+     * between ({@link #evictUnlisted} of another process deletes empty folders of versions it does not read).
+     */
+    private static void moveIntoPlace(Path part, Path file) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            Files.createDirectories(file.getParent());
+            try {
+                Files.move(part, file, StandardCopyOption.ATOMIC_MOVE);
+                return;
+            } catch (NoSuchFileException folderGone) {
+                if (attempt == 3 || !Files.exists(part)) {
+                    throw folderGone;
+                }
             }
         }
     }

@@ -14,8 +14,8 @@ import io.pinshard.reader.RecordView;
  * One worker's per-sample work: check, decode and crop one record into its place in a batch slot. Decoding,
  * with its CRC and LZ4 checks, is {@link RecordDecoder}'s: lz4 and jpeg payloads are copied out of the mapping
  * (a guarded copy) before native code reads them. jpeg goes through libjpeg-turbo's own API where this JVM has
- * it ({@link RecordDecoder#turbo()}): only the crop box's region, at the smallest M/8 scale that keeps the box at
- * least the output size; else (or for CMYK streams) OpenCV decodes the whole image, at 1/2, 1/4 or 1/8 scale when
+ * it ({@link RecordDecoder#turbo()}): only the crop box's region, at the smallest of 1/8, 2/8, 4/8 and 8/8 that
+ * keeps the box at least the output size; else (or for CMYK streams) OpenCV decodes the whole image, at 1/2, 1/4 or 1/8 scale when
  * the crop box allows.
  * Raw payloads are cropped straight from the mapping by the vector kernel (which reads with guarded copies
  * only); when OpenCV has to do the crop, the box's rows are copied first. Scratch is sized from the dataset's

@@ -7,6 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -82,9 +83,9 @@ final class ShardPrefetcher implements Runnable {
         this.thread = new Thread(this, loader.name() + "-prefetch");
         this.thread.setDaemon(true);
         this.concurrency = dataset.fetchConcurrency();
-        int[] number = {0};
+        AtomicInteger number = new AtomicInteger();
         ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(concurrency, task -> {
-            Thread fetcher = new Thread(task, loader.name() + "-fetch-" + number[0]++);
+            Thread fetcher = new Thread(task, loader.name() + "-fetch-" + number.getAndIncrement());
             fetcher.setDaemon(true);
             return fetcher;
         });
@@ -210,7 +211,7 @@ final class ShardPrefetcher implements Runnable {
                 continue;
             }
             if (state.get(shard) != IDLE) {
-                workersWait |= busy;
+                workersWait |= busy && state.get(shard) == FETCHING; // a failed one is the workers' to report
                 continue;
             }
             workersWait |= busy;
@@ -259,7 +260,7 @@ final class ShardPrefetcher implements Runnable {
     private int lastUsedMapped(long after, long busyUntil) {
         int victim = -1;
         for (int s = 0; s < nextUse.length; s++) {
-            if (dataset.isLoaded(s) && state.get(s) == IDLE && nextUse[s] > after && nextUse[s] > busyUntil
+            if (dataset.isLoaded(s) && state.get(s) != FETCHING && nextUse[s] > after && nextUse[s] > busyUntil
                 && (victim < 0 || nextUse[s] > nextUse[victim])) {
                 victim = s;
             }
