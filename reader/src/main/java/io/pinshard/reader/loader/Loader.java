@@ -462,11 +462,14 @@ public final class Loader implements AutoCloseable {
         closed = true;
         LoaderEvents.closed(this);
         if (prefetcher != null) {
-            prefetcher.stop();
+            prefetcher.stopPlanning(); // no new fetch; those in flight finish for the workers waiting on them
         }
         stopRun();
         terminating = true;
         joinWorkers();
+        if (prefetcher != null) {
+            prefetcher.stop();
+        }
         try {
             CloseHelper.closeAll(processors);
         } finally {

@@ -16,10 +16,10 @@ import java.util.concurrent.locks.LockSupport;
  * source's cache limit. It replays this rank's epoch order on a plan of its own (the same function of seed, epoch
  * and options as the workers' {@link EpochPlan}) as a list of runs: consecutive samples from one shard, which in
  * quasi-random order are whole shard-local windows. From the consumer's next batch on, through the next epoch (which
- * the workers fill ahead), that gives each shard's next use: it fetches shards in that order while they fit, and
- * makes room the way the known future says is best (Belady): a shard with no use left in this epoch and the next
- * goes at once, else the mapped shard used last, unless it is used before the one to fetch or by the batches the
- * workers may be filling now (the ring's slots past the consumer: those stay, even past the limit).
+ * the workers fill ahead), that gives each shard's next use: it fetches shards in that order while they fit. A shard
+ * with no use left in this epoch and the next goes at once; a shard the workers need now may take the room of the
+ * mapped shard used last (Belady), unless that one is used before it or by the batches the workers may be filling
+ * now (the ring's slots past the consumer: those stay, even past the limit). A fetch ahead never evicts.
  *
  * <p>Workers never wait on it for correctness: a worker that finds its shard not mapped maps it itself (see
  * {@link Dataset#pin}), and eviction waits for reads inside the shard. A shard that cannot be fetched is left to
@@ -129,15 +129,34 @@ final class ShardPrefetcher implements Runnable {
         LockSupport.unpark(thread);
     }
 
-    /** Stops the planner and the fetchers (interrupting downloads in progress) and waits for them. */
-    void stop() {
+    /**
+     * Stops planning: no fetch starts after this returns, while those in flight go on (a worker waiting for one of
+     * them gets its shard instead of fetching it again itself). {@link Loader#close} calls it before it stops the
+     * workers, and {@link #stop} after.
+     */
+    void stopPlanning() {
         stopped = true;
-        thread.interrupt();
-        fetchers.shutdownNow();
+        LockSupport.unpark(thread);
         boolean interrupted = false;
-        while (thread.isAlive() || !fetchers.isTerminated()) {
+        while (thread.isAlive()) {
             try {
                 thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops planning and the fetchers (interrupting downloads still in progress) and waits for them. */
+    void stop() {
+        stopPlanning();
+        fetchers.shutdownNow();
+        boolean interrupted = false;
+        while (!fetchers.isTerminated()) {
+            try {
                 fetchers.awaitTermination(1, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 interrupted = true;
@@ -178,10 +197,11 @@ final class ShardPrefetcher implements Runnable {
      * a shard the workers need now is missing, only such shards are fetched: four downloads sharing the store and
      * the cores would make the first of them arrive last.
      *
-     * <p>Eviction follows the known future (Belady): a mapped shard with no use left in this epoch and the next goes
-     * at once; to make room for the next shard to fetch, the mapped shard used last goes, as long as it is used
-     * after that one and not by the batches the workers may be filling now. So the cache holds the shards needed
-     * soonest, and a shard under the workers' hands is never taken from them.
+     * <p>Eviction follows the known future: a mapped shard with no use left in this epoch and the next goes at once.
+     * A fetch ahead only fills room that is free; a shard the workers need now may take the room of the mapped
+     * shard used last (Belady), as long as it is used after that one and not by the batches the workers may be
+     * filling now, else it goes past the limit. So each shard is fetched once per epoch, and a shard under the
+     * workers' hands is never taken from them.
      */
     private void step(int epoch, long batch) {
         int count = nextUses(epoch, batch);
@@ -217,12 +237,15 @@ final class ShardPrefetcher implements Runnable {
             workersWait |= busy;
             long size = dataset.shardBytes(shard);
             while (heldBytes + size > limit) {
+                if (!busy) {
+                    // A fetch ahead never evicts a shard that is still to be read: with several fetches in flight,
+                    // making room that way sent shards fetched for the next epoch (or for later in this one) out
+                    // and back in again. It waits for the consumer to finish a shard instead.
+                    return;
+                }
                 int victim = lastUsedMapped(nextUse[shard], busyUntil);
                 if (victim < 0) {
-                    if (busy) {
-                        break; // the workers need it now: past the limit rather than stalled
-                    }
-                    return; // everything held is needed sooner: wait for the consumer to move on
+                    break; // the workers need it now: past the limit rather than stalled
                 }
                 dataset.evict(victim);
                 heldBytes -= dataset.shardBytes(victim);
