@@ -97,7 +97,6 @@ public final class ObjectDownload {
         Duration budget = callTimeout.multipliedBy(units);
         long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
-        boolean first = true;
         byte[] copy = new byte[COPY_BYTES];
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
@@ -118,8 +117,7 @@ public final class ObjectDownload {
                         out.position(0);
                         have = 0;
                     }
-                    if (first || have == 0) { // a whole body: its length and the check apply
-                        first = false;
+                    if (have == 0) { // a whole body (every first attempt): its length and the check apply
                         etag = response.eTag();
                         Long length = response.contentLength();
                         String problem = length != null && length != expectedBytes
