@@ -14,6 +14,8 @@
 #include <string.h>
 #include <jpeglib.h>
 
+#include "pinshard_jpeg_cut.h"
+
 /* Status codes (io.pinshard.jpeg.JpegResultDescriptor keeps the Java side's copy). */
 #define PINSHARD_JPEG_OK 0
 #define PINSHARD_JPEG_UNSUPPORTED 1 /* not 1 or 3 components (CMYK, YCCK): the caller's other decoder takes it */
@@ -30,7 +32,8 @@
 #define PINSHARD_JPEG_R_REGION_X 6
 #define PINSHARD_JPEG_R_REGION_WIDTH 7
 #define PINSHARD_JPEG_R_WARNINGS 8
-#define PINSHARD_JPEG_RESULT_INTS 9
+#define PINSHARD_JPEG_R_STREAM_BYTES 9 /* bytes libjpeg decoded: the restart-interval cut's, or the whole stream's */
+#define PINSHARD_JPEG_RESULT_INTS 10
 
 /* message: the error at 0, the first warning at PINSHARD_JPEG_MESSAGE_LENGTH; each NUL-terminated. */
 #define PINSHARD_JPEG_MESSAGE_LENGTH JMSG_LENGTH_MAX
@@ -90,15 +93,10 @@ static void pinshard_jpeg_progress_monitor(j_common_ptr cinfo) {
 /* Rows asked of libjpeg per jpeg_read_scanlines call (with 2x vertical chroma it writes a pair at once). */
 #define PINSHARD_JPEG_ROWS_PER_READ 16
 
-/*
- * Decodes rows [y, y + h) and at least columns [x, x + w) of the stream's image at scale scale/8 (1..8), as
- * format 1 (grey), 3 (RGB) or 4 (BGR, 3 bytes), to dst, rows stride bytes apart, capacity bytes in all. The
- * columns widen to the iMCU grid: result[REGION_X] and result[REGION_WIDTH] say which were decoded (row
- * pixel 0 is column REGION_X; the asked columns are the same pixels as in a whole decode). x, y, w, h are in scaled pixels: ceil(width * scale / 8) columns in all.
- */
-static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
-                                int format, unsigned char *dst, long stride, long capacity, int *result,
-                                char *message) {
+/* pinshard_jpeg_decode of the stream as it is (no cut). */
+static int pinshard_jpeg_decode_stream(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
+                                       int format, unsigned char *dst, long stride, long capacity, int *result,
+                                       char *message) {
     struct jpeg_decompress_struct cinfo;
     pinshard_jpeg_error error;
     pinshard_jpeg_progress progress;
@@ -193,8 +191,64 @@ static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale
         }
     }
     result[PINSHARD_JPEG_R_WARNINGS] = error.warnings;
+    result[PINSHARD_JPEG_R_STREAM_BYTES] = (int) length;
     jpeg_destroy_decompress(&cinfo); /* mid-image: rows below the region are never decoded */
     return PINSHARD_JPEG_OK;
+}
+
+/*
+ * Decodes rows [y, y + h) and at least columns [x, x + w) of the stream's image at scale scale/8 (1..8), as
+ * format 1 (grey), 3 (RGB) or 4 (BGR, 3 bytes), to dst, rows stride bytes apart, capacity bytes in all. The
+ * columns widen to the iMCU grid: result[REGION_X] and result[REGION_WIDTH] say which were decoded (row
+ * pixel 0 is column REGION_X; the asked columns are the same pixels as in a whole decode). x, y, w, h are in
+ * scaled pixels: ceil(width * scale / 8) columns in all.
+ *
+ * Given scratch (at least length + 2 bytes) and a stream with restart markers that divide its rows
+ * (pinshard_jpeg_cut.h), libjpeg decodes only the cut of the MCUs around the region, one scaled pixel of margin
+ * each side so that upsampled chroma at the cut's edges stays out of the region; result[STREAM_BYTES] says how
+ * much it read. Any other stream, or a cut that fails, decodes as it is.
+ */
+static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
+                                int format, unsigned char *dst, long stride, long capacity, unsigned char *scratch,
+                                long scratchCapacity, int *result, char *message) {
+    pinshard_jpeg_layout layout;
+    if (scratch != 0 && length > 0 && scale >= 1 && scale <= 8 && scratchCapacity >= length + 2
+        && pinshard_jpeg_read_layout(src, length, &layout)) {
+        long cols = ((long) layout.width * scale + 7) / 8;
+        long rows = ((long) layout.height * scale + 7) / 8;
+        if (x >= 0 && y >= 0 && w > 0 && h > 0 && (long) x + w <= cols && (long) y + h <= rows) {
+            /* The region and its margin in full-size pixels, then in MCUs, columns to whole restart intervals. */
+            long left = (long) (x > 0 ? x - 1 : 0) * 8 / scale;
+            long right = (((long) x + w + 1 < cols ? (long) x + w + 1 : cols) * 8 + scale - 1) / scale;
+            long top = (long) (y > 0 ? y - 1 : 0) * 8 / scale;
+            long bottom = (((long) y + h + 1 < rows ? (long) y + h + 1 : rows) * 8 + scale - 1) / scale;
+            long k = layout.restartMcus;
+            long col0 = left / layout.mcuWidth / k * k;
+            long col1 = ((right + layout.mcuWidth - 1) / layout.mcuWidth + k - 1) / k * k;
+            long row0 = top / layout.mcuHeight;
+            long row1 = (bottom + layout.mcuHeight - 1) / layout.mcuHeight;
+            col1 = col1 < layout.mcusPerRow ? col1 : layout.mcusPerRow;
+            row1 = row1 < layout.mcuRows ? row1 : layout.mcuRows;
+            if (col0 > 0 || col1 < layout.mcusPerRow || row0 > 0 || row1 < layout.mcuRows) {
+                long cut = pinshard_jpeg_cut(src, length, &layout, (int) col0, (int) col1, (int) row0, (int) row1,
+                                             scratch, scratchCapacity);
+                /* The cut starts on the MCU grid, so its offset is a whole number of scaled pixels. */
+                int dx = (int) (col0 * layout.mcuWidth * scale / 8);
+                int dy = (int) (row0 * layout.mcuHeight * scale / 8);
+                if (cut > 0 && pinshard_jpeg_decode_stream(scratch, cut, scale, x - dx, y - dy, w, h, format, dst,
+                                                           stride, capacity, result, message) == PINSHARD_JPEG_OK) {
+                    result[PINSHARD_JPEG_R_WIDTH] = layout.width;
+                    result[PINSHARD_JPEG_R_HEIGHT] = layout.height;
+                    result[PINSHARD_JPEG_R_SCALED_WIDTH] = (int) cols;
+                    result[PINSHARD_JPEG_R_SCALED_HEIGHT] = (int) rows;
+                    result[PINSHARD_JPEG_R_REGION_X] += dx;
+                    return PINSHARD_JPEG_OK;
+                }
+                /* Else the whole stream's decode says what is wrong, in libjpeg's words. */
+            }
+        }
+    }
+    return pinshard_jpeg_decode_stream(src, length, scale, x, y, w, h, format, dst, stride, capacity, result, message);
 }
 
 #endif

@@ -39,10 +39,12 @@ static long pinshard_jpeg_encode_bound(int height, int width) {
 
 /*
  * Encodes the height x width image at src (rows stride bytes apart) in format 1 (grey), 3 (RGB) or 4 (BGR) at
- * quality 1..100 into dst (capacity bytes). On OK, *length is the stream's size.
+ * quality 1..100 into dst (capacity bytes). On OK, *length is the stream's size. restartMcus > 0 writes a
+ * restart marker every restartMcus MCUs (io.pinshard.jpeg.JpegEncoder.restartInterval picks it so that a region
+ * decode can cut out the intervals it needs, pinshard_jpeg_cut.h); 0 writes none.
  */
 static int pinshard_jpeg_encode(const unsigned char *src, int height, int width, long stride, int format, int quality,
-                                unsigned char *dst, long capacity, long *length, char *message) {
+                                int restartMcus, unsigned char *dst, long capacity, long *length, char *message) {
     struct jpeg_compress_struct cinfo;
     pinshard_jpeg_error error;
     pinshard_jpeg_fixed_destination destination;
@@ -52,7 +54,7 @@ static int pinshard_jpeg_encode(const unsigned char *src, int height, int width,
     message[0] = 0;
     if (src == 0 || dst == 0 || height <= 0 || width <= 0 || height > 65500 || width > 65500
         || (format != 1 && format != 3 && format != 4) || quality < 1 || quality > 100
-        || stride < (long) width * channels || capacity <= 0) {
+        || stride < (long) width * channels || capacity <= 0 || restartMcus < 0 || restartMcus > 65535) {
         snprintf(message, PINSHARD_JPEG_MESSAGE_LENGTH, "bad arguments");
         return PINSHARD_JPEG_ARGUMENT;
     }
@@ -77,6 +79,7 @@ static int pinshard_jpeg_encode(const unsigned char *src, int height, int width,
     cinfo.in_color_space = format == 1 ? JCS_GRAYSCALE : format == 3 ? JCS_RGB : JCS_EXT_BGR;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
+    cinfo.restart_interval = (unsigned int) restartMcus;
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW) (src + (long) cinfo.next_scanline * stride);

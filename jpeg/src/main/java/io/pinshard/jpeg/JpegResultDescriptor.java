@@ -14,8 +14,8 @@ import org.agrona.DirectBuffer;
  *   +---------------+---------------+---------------+---------------+
  *   | scaled width  | scaled height | region x      | region width  |
  *   +---------------+---------------+---------------+---------------+
- *   | warnings      |
- *   +---------------+
+ *   | warnings      | stream bytes  |
+ *   +---------------+---------------+
  * </pre>
  *
  * After the result block, the message block: the error text at {@link #MESSAGE_OFFSET}, the first warning at
@@ -43,7 +43,9 @@ final class JpegResultDescriptor {
     static final int REGION_X = 24;
     static final int REGION_WIDTH = 28;
     static final int WARNINGS = 32;
-    static final int RESULT_LENGTH = 36;
+    /** Bytes of stream libjpeg decoded: the restart-interval cut's when there was one, else the whole stream's. */
+    static final int STREAM_BYTES = 36;
+    static final int RESULT_LENGTH = 40;
 
     /** libjpeg's JMSG_LENGTH_MAX. */
     static final int MESSAGE_LENGTH = 200;

@@ -12,7 +12,7 @@ import org.bytedeco.javacpp.annotation.Platform;
  * travel as {@code long}s: nothing is allocated per call. Loaded only through {@link TurboJpeg}, which falls
  * back to OpenCV when this JVM or machine lacks it; use {@link RegionDecoder}, not this class.
  */
-@Platform(value = "linux-x86_64", include = {"pinshard_jpeg.h", "pinshard_jpeg_encode.h", "pinshard_shrink.h",
+@Platform(value = "linux-x86_64", include = {"pinshard_jpeg_cut.h", "pinshard_jpeg.h", "pinshard_jpeg_encode.h", "pinshard_shrink.h",
     "pinshard_composite.h"},
     link = "jpeg@.62")
 @NoException
@@ -23,12 +23,13 @@ final class LibJpeg {
     /** See {@code pinshard_jpeg_decode} in {@code pinshard_jpeg.h}; the int codes are {@link JpegResultDescriptor}'s. */
     static native int pinshard_jpeg_decode(@Cast("const unsigned char*") long source, long length, int scale, int x,
         int y, int width, int height, int format, @Cast("unsigned char*") long destination, long stride, long capacity,
-        @Cast("int*") long result, @Cast("char*") long message);
+        @Cast("unsigned char*") long scratch, long scratchCapacity, @Cast("int*") long result,
+        @Cast("char*") long message);
 
     /** See {@code pinshard_jpeg_encode} in {@code pinshard_jpeg_encode.h}. */
     static native int pinshard_jpeg_encode(@Cast("const unsigned char*") long source, int height, int width, long stride,
-        int format, int quality, @Cast("unsigned char*") long destination, long capacity, @Cast("long*") long length,
-        @Cast("char*") long message);
+        int format, int quality, int restartMcus, @Cast("unsigned char*") long destination, long capacity,
+        @Cast("long*") long length, @Cast("char*") long message);
 
     /** See {@code pinshard_jpeg_encode_bound}. */
     static native long pinshard_jpeg_encode_bound(int height, int width);

@@ -12,6 +12,7 @@ import static io.pinshard.jpeg.JpegResultDescriptor.REGION_WIDTH;
 import static io.pinshard.jpeg.JpegResultDescriptor.REGION_X;
 import static io.pinshard.jpeg.JpegResultDescriptor.SCALED_HEIGHT;
 import static io.pinshard.jpeg.JpegResultDescriptor.SCALED_WIDTH;
+import static io.pinshard.jpeg.JpegResultDescriptor.STREAM_BYTES;
 import static io.pinshard.jpeg.JpegResultDescriptor.UNSUPPORTED;
 import static io.pinshard.jpeg.JpegResultDescriptor.WARNINGS;
 import static io.pinshard.jpeg.JpegResultDescriptor.WARNING_OFFSET;
@@ -25,9 +26,20 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code scale_num / 8}) into memory the caller owns; available when {@link TurboJpeg#available} says so. The
  * source must be a copy the JVM made (a file mapping would crash libjpeg when the file is truncated); the
  * destination's capacity is checked before the first row is written; a hostile stream returns
- * {@link Status#CORRUPT} with libjpeg's text. One per thread; a call allocates nothing.
+ * {@link Status#CORRUPT} with libjpeg's text. One per thread; a call allocates nothing once the cut scratch has
+ * the size of the largest stream.
+ *
+ * <p>A stream with restart markers every k MCUs, k dividing a row's MCUs (what {@link JpegEncoder} writes), is
+ * first cut to the restart intervals around the region ({@code pinshard_jpeg_cut.h}): libjpeg's Huffman decoder
+ * then reads only those, not every row above the region and every column beside it.
+ * {@code -D}{@value #CUT_PROPERTY}{@code =false} turns the cut off (to measure it).
  */
 public final class RegionDecoder implements AutoCloseable {
+    /** System property: {@code false} decodes every stream as it is, without the restart-interval cut. */
+    public static final String CUT_PROPERTY = "pinshard.jpeg.cut";
+    private static final boolean CUT = !"false".equalsIgnoreCase(System.getProperty(CUT_PROPERTY, "true").trim());
+    private static final int MIN_CUT_SCRATCH = 1 << 16;
+
     /** Output pixels. */
     public enum Format {
         GREY(1, 1), RGB(3, 3), BGR(4, 3);
@@ -57,7 +69,30 @@ public final class RegionDecoder implements AutoCloseable {
 
     private final ByteBuffer memory = ByteBuffer.allocateDirect(JpegResultDescriptor.LENGTH);
     private final UnsafeBuffer result = new UnsafeBuffer(memory);
+    private ByteBuffer cutScratch;
     private boolean closed;
+
+    public RegionDecoder() {
+        this(0);
+    }
+
+    /** A decoder whose cut scratch holds streams of up to {@code streamCapacity} bytes from the start. */
+    public RegionDecoder(long streamCapacity) {
+        if (streamCapacity > 0 && CUT) {
+            cutScratch = ByteBuffer.allocateDirect(cutScratchSize(streamCapacity));
+        }
+    }
+
+    private void freeCutScratch() {
+        if (cutScratch != null) {
+            BufferUtil.free(cutScratch);
+            cutScratch = null;
+        }
+    }
+
+    private static int cutScratchSize(long streamLength) {
+        return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(MIN_CUT_SCRATCH, streamLength + 2));
+    }
 
     /** Scaled size of an image side of {@code side} pixels at {@code scale}/8, as libjpeg computes it (rounded up). */
     public static int scaledSide(int side, int scale) {
@@ -72,14 +107,28 @@ public final class RegionDecoder implements AutoCloseable {
      */
     public Status decode(long source, int length, int scale, int x, int y, int width, int height, Format format,
         long destination, long stride, long capacity) {
+        return decode(source, length, scale, x, y, width, height, format, destination, stride, capacity, CUT);
+    }
+
+    private Status decode(long source, int length, int scale, int x, int y, int width, int height, Format format,
+        long destination, long stride, long capacity, boolean cut) {
         if (closed) {
             throw new IllegalStateException("region decoder is closed");
         }
         if (destination == 0 || source == 0) {
             throw new IllegalArgumentException("null address");
         }
+        long scratch = 0;
+        if (cut && length > 0) {
+            if (cutScratch == null || cutScratch.capacity() < (long) length + 2) {
+                freeCutScratch();
+                cutScratch = ByteBuffer.allocateDirect(cutScratchSize(length));
+            }
+            scratch = BufferUtil.address(cutScratch);
+        }
         int status = LibJpeg.pinshard_jpeg_decode(source, length, scale, x, y, width, height, format.code, destination,
-            stride, capacity, result.addressOffset(), result.addressOffset() + MESSAGE_OFFSET);
+            stride, capacity, scratch, scratch == 0 ? 0 : cutScratch.capacity(), result.addressOffset(),
+            result.addressOffset() + MESSAGE_OFFSET);
         if (status < OK || status > ARGUMENT) {
             throw new IllegalStateException("libjpeg binding returned status " + status);
         }
@@ -90,10 +139,14 @@ public final class RegionDecoder implements AutoCloseable {
         return STATUSES[status];
     }
 
-    /** Decodes the whole image at {@code scale}/8 (see {@link #decode(long, int, int, int, int, int, int, Format, long, long, long)}). */
+    /**
+     * Decodes the whole image at {@code scale}/8 (see
+     * {@link #decode(long, int, int, int, int, int, int, Format, long, long, long)}; nothing to cut).
+     */
     public Status decodeWhole(long source, int length, int scale, int scaledHeight, int scaledWidth, Format format,
         long destination, long stride, long capacity) {
-        return decode(source, length, scale, 0, 0, scaledWidth, scaledHeight, format, destination, stride, capacity);
+        return decode(source, length, scale, 0, 0, scaledWidth, scaledHeight, format, destination, stride, capacity,
+            false);
     }
 
     public int imageWidth() { return result.getInt(IMAGE_WIDTH); }
@@ -105,6 +158,11 @@ public final class RegionDecoder implements AutoCloseable {
     /** First decoded column (scaled pixels), at or left of the asked one. */
     public int regionX() { return result.getInt(REGION_X); }
     public int regionWidth() { return result.getInt(REGION_WIDTH); }
+    /**
+     * Bytes of stream libjpeg read in the last decode: those of the restart-interval cut around the region when
+     * there was one, else the stream's length.
+     */
+    public int streamBytes() { return result.getInt(STREAM_BYTES); }
     /** libjpeg's warnings in the last decode (corrupt data it decoded anyway, e.g. a scan cut short). */
     public int warnings() { return result.getInt(WARNINGS); }
 
@@ -127,6 +185,7 @@ public final class RegionDecoder implements AutoCloseable {
         if (!closed) {
             closed = true;
             BufferUtil.free(memory);
+            freeCutScratch();
         }
     }
 

@@ -5,6 +5,7 @@ import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR_BGR;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_GRAYSCALE;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_RST_INTERVAL;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,7 +44,9 @@ class JpegEncoderTest {
                 image.data().put(i, (byte) Math.max(0, Math.min(255, v)));
             }
             byte[] opencv;
-            try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, quality)) {
+            int restart = JpegEncoder.restartInterval(width, channels, JpegEncoder.DEFAULT_RESTART_MCUS);
+            try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, quality,
+                IMWRITE_JPEG_RST_INTERVAL, restart)) {
                 assertTrue(imencode(".jpg", image, out, params));
                 opencv = new byte[(int) out.limit()];
                 out.get(opencv);
@@ -58,6 +61,7 @@ class JpegEncoderTest {
                 out.get(0, ours);
                 assertEquals(0xFFD8, ((ours[0] & 0xFF) << 8) | (ours[1] & 0xFF), "SOI");
                 assertEquals(0xFFD9, ((ours[length - 2] & 0xFF) << 8) | (ours[length - 1] & 0xFF), "EOI");
+                assertEquals(restart, restartIntervalOf(ours), "DRI");
                 int flags = channels == 1 ? IMREAD_GRAYSCALE : IMREAD_COLOR_BGR;
                 byte[] a = RegionDecoderTest.opencvDecode(ours, flags);
                 byte[] b = RegionDecoderTest.opencvDecode(opencv, flags);
@@ -73,6 +77,31 @@ class JpegEncoderTest {
                 BufferUtil.free(out);
             }
         }
+    }
+
+    /** The DRI segment's interval, or 0 when the stream has none before its scan. */
+    static int restartIntervalOf(byte[] jpeg) {
+        int pos = 2;
+        while (pos + 4 <= jpeg.length && (jpeg[pos] & 0xFF) == 0xFF) {
+            int marker = jpeg[pos + 1] & 0xFF;
+            int length = ((jpeg[pos + 2] & 0xFF) << 8) | (jpeg[pos + 3] & 0xFF);
+            if (marker == 0xDD) {
+                return ((jpeg[pos + 4] & 0xFF) << 8) | (jpeg[pos + 5] & 0xFF);
+            }
+            if (marker == 0xDA) {
+                return 0;
+            }
+            pos += 2 + length;
+        }
+        throw new AssertionError("no scan in the stream");
+    }
+
+    @ParameterizedTest(name = "width {0}, {1} channels, up to {2}: {3}")
+    @CsvSource({"320,3,2,2", "336,3,2,1", "336,3,3,3", "330,3,2,1", "17,3,2,2", "16,3,2,1", "8,1,2,1", "9,1,2,2",
+        "568,1,4,1", "569,3,4,4", "100,3,0,0", "1,3,5,1"})
+    void theRestartIntervalIsTheLargestDivisorOfARowsMcusUpToTheLimit(int width, int channels, int limit,
+        int expected) {
+        assertEquals(expected, JpegEncoder.restartInterval(width, channels, limit));
     }
 
     @Test

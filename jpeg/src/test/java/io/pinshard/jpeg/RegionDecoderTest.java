@@ -6,6 +6,7 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR_RGB;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_GRAYSCALE;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_PROGRESSIVE;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_RST_INTERVAL;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_SAMPLING_FACTOR;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_SAMPLING_FACTOR_420;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_SAMPLING_FACTOR_422;
@@ -46,6 +47,12 @@ class RegionDecoderTest {
     }
 
     static byte[] encode(int height, int width, int channels, boolean progressive, int sampling, long seed) {
+        return encode(height, width, channels, progressive, sampling, 0, seed);
+    }
+
+    /** A stream of smooth waves plus noise, restart markers every {@code restart} MCUs (0: none). */
+    static byte[] encode(int height, int width, int channels, boolean progressive, int sampling, int restart,
+        long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         try (Mat image = new Mat(height, width, channels == 1 ? CV_8UC1 : CV_8UC3)) {
             BytePointer data = image.data();
@@ -60,7 +67,8 @@ class RegionDecoderTest {
                 }
             }
             try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, 90,
-                IMWRITE_JPEG_PROGRESSIVE, progressive ? 1 : 0, IMWRITE_JPEG_SAMPLING_FACTOR, sampling)) {
+                IMWRITE_JPEG_PROGRESSIVE, progressive ? 1 : 0, IMWRITE_JPEG_SAMPLING_FACTOR, sampling,
+                IMWRITE_JPEG_RST_INTERVAL, restart)) {
                 assertTrue(imencode(".jpg", image, out, params));
                 byte[] bytes = new byte[(int) out.limit()];
                 out.get(bytes);
@@ -78,19 +86,28 @@ class RegionDecoderTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}x{1}x{2} progressive={3} sampling={4}")
-    @CsvSource({"240,320,3,false,420", "239,333,3,true,420", "101,77,3,false,422", "200,150,3,true,444",
-        "123,211,1,false,444", "97,131,1,true,444"})
+    /**
+     * Restart intervals that divide a row's MCUs (columns 6, 7: the interval, and whether it divides) are cut
+     * ({@link RegionDecoder#streamBytes()} below the stream's length); others decode as they are. Either way the
+     * region's pixels are those of the whole decode.
+     */
+    @ParameterizedTest(name = "{0}x{1}x{2} progressive={3} sampling={4} restart={5}")
+    @CsvSource({"240,320,3,false,420,0,false", "239,333,3,true,420,0,false", "101,77,3,false,422,0,false",
+        "200,150,3,true,444,0,false", "123,211,1,false,444,0,false", "97,131,1,true,444,0,false",
+        "240,320,3,false,420,2,true", "239,333,3,false,420,1,true", "101,77,3,false,422,5,true",
+        "123,211,1,false,444,3,true", "200,150,3,false,444,2,false", "97,131,3,false,420,4,false",
+        "64,1000,3,false,420,5,false", "300,64,3,false,422,4,true"})
     void regionsAtEveryScaleAreTheSamePixelsAsAWholeDecodeAtThatScale(int height, int width, int channels,
-        boolean progressive, int samplingCode) {
+        boolean progressive, int samplingCode, int restart, boolean cuttable) {
         int sampling = switch (samplingCode) {
             case 420 -> IMWRITE_JPEG_SAMPLING_FACTOR_420;
             case 422 -> IMWRITE_JPEG_SAMPLING_FACTOR_422;
             default -> IMWRITE_JPEG_SAMPLING_FACTOR_444;
         };
-        byte[] jpeg = encode(height, width, channels, progressive, sampling, height * 31L + width);
+        byte[] jpeg = encode(height, width, channels, progressive, sampling, restart, height * 31L + width);
         ByteBuffer source = direct(jpeg);
         SplittableRandom random = new SplittableRandom(7);
+        int cut = 0;
         try (RegionDecoder decoder = new RegionDecoder()) {
             // Whole image at 8/8 is what OpenCV decodes (the same libjpeg-turbo IDCT and upsampling).
             Format format = channels == 1 ? Format.GREY : Format.RGB;
@@ -110,10 +127,13 @@ class RegionDecoderTest {
                     int h = 1 + random.nextInt(rows);
                     int x = random.nextInt(cols - w + 1);
                     int y = random.nextInt(rows - h + 1);
-                    checkRegion(decoder, source, jpeg.length, scale, x, y, w, h, scaled, cols);
+                    cut += checkRegion(decoder, source, jpeg.length, scale, x, y, w, h, scaled, cols) ? 1 : 0;
                 }
-                checkRegion(decoder, source, jpeg.length, scale, cols - 1, rows - 1, 1, 1, scaled, cols);
+                cut += checkRegion(decoder, source, jpeg.length, scale, cols - 1, rows - 1, 1, 1, scaled, cols) ? 1 : 0;
+                cut += checkRegion(decoder, source, jpeg.length, scale, 0, 0, 1, 1, scaled, cols) ? 1 : 0;
             }
+            // Every scale's 1x1 corners at least are cut when the intervals divide the rows.
+            assertEquals(cuttable, cut >= 16, cut + " of 64 regions cut");
         } finally {
             BufferUtil.free(source);
         }
@@ -131,7 +151,8 @@ class RegionDecoderTest {
         }
     }
 
-    private static void checkRegion(RegionDecoder decoder, ByteBuffer source, int length, int scale, int x, int y,
+    /** Checks one region against the whole decode; true when libjpeg read a cut of the stream. */
+    private static boolean checkRegion(RegionDecoder decoder, ByteBuffer source, int length, int scale, int x, int y,
         int w, int h, byte[] scaled, int cols) {
         int stride = cols * 3 + 5;
         ByteBuffer out = ByteBuffer.allocateDirect(stride * h + 64);
@@ -154,6 +175,8 @@ class RegionDecoderTest {
         }
         // Upsampled chroma next to a skipped or cropped edge may round differently by a level or two.
         assertTrue(worst <= 2, where + ": max difference " + worst);
+        assertTrue(decoder.streamBytes() > 0 && decoder.streamBytes() <= length + 2, where + ": " + decoder.streamBytes());
+        return decoder.streamBytes() < length;
     }
 
     private static byte[] wholeDecode(RegionDecoder decoder, ByteBuffer source, int length, int scale, int rows,
@@ -245,6 +268,68 @@ class RegionDecoderTest {
             assertTrue(decoder.problem().contains("Not a JPEG file"), decoder.problem());
             BufferUtil.free(garbage);
         }
+    }
+
+    /**
+     * Restart-marker streams made hostile where the cut looks (frame size, DRI, the markers themselves, the
+     * intervals, the end): every region decode ends OK or CORRUPT, reads at most the stream plus its EOI, and
+     * writes nothing past the destination's capacity.
+     */
+    @Test
+    void hostileRestartStreamsNeverWritePastTheDestination() {
+        byte[] jpeg = encode(96, 128, 3, false, IMWRITE_JPEG_SAMPLING_FACTOR_420, 2, 5);
+        java.util.List<Integer> markers = new java.util.ArrayList<>();
+        int scan = -1;
+        for (int i = 2; i + 1 < jpeg.length; i++) {
+            int b = jpeg[i + 1] & 0xFF;
+            if ((jpeg[i] & 0xFF) == 0xFF && b == 0xDA && scan < 0) {
+                scan = i;
+            } else if ((jpeg[i] & 0xFF) == 0xFF && b >= 0xD0 && b <= 0xD7 && scan > 0) {
+                markers.add(i);
+            }
+        }
+        assertEquals(96 / 16 * 128 / 16 / 2 - 1, markers.size(), "one RST between each two intervals");
+        SplittableRandom random = new SplittableRandom(13);
+        int capacity = 128 * 3 * 96;
+        ByteBuffer out = ByteBuffer.allocateDirect(capacity + 256);
+        int ok = 0;
+        int corrupt = 0;
+        try (RegionDecoder decoder = new RegionDecoder()) {
+            for (int trial = 0; trial < 400; trial++) {
+                byte[] hostile = jpeg.clone();
+                switch (trial % 5) {
+                    case 0 -> hostile[markers.get(random.nextInt(markers.size())) + 1] = (byte) (0xD0 + random.nextInt(8));
+                    case 1 -> hostile[markers.get(random.nextInt(markers.size()))] = (byte) random.nextInt(256);
+                    case 2 -> hostile[scan + random.nextInt(hostile.length - scan)] = (byte) random.nextInt(256);
+                    case 3 -> hostile = java.util.Arrays.copyOf(jpeg, scan + random.nextInt(jpeg.length - scan));
+                    default -> hostile[2 + random.nextInt(scan - 2)] = (byte) random.nextInt(256); // headers: SOF, DRI
+                }
+                for (int i = capacity; i < capacity + 256; i++) {
+                    out.put(i, (byte) 0x5A);
+                }
+                ByteBuffer source = direct(hostile);
+                int scale = 1 << random.nextInt(4);
+                int cols = RegionDecoder.scaledSide(128, scale);
+                int rows = RegionDecoder.scaledSide(96, scale);
+                int w = 1 + random.nextInt(cols);
+                int h = 1 + random.nextInt(rows);
+                Status status = decoder.decode(BufferUtil.address(source), hostile.length, scale,
+                    random.nextInt(cols - w + 1), random.nextInt(rows - h + 1), w, h, Format.RGB,
+                    BufferUtil.address(out), cols * 3L, capacity);
+                BufferUtil.free(source);
+                assertTrue(status == Status.OK || status == Status.CORRUPT || status == Status.ARGUMENT,
+                    "trial " + trial + ": " + status);
+                ok += status == Status.OK ? 1 : 0;
+                corrupt += status == Status.CORRUPT ? 1 : 0;
+                if (status == Status.OK) {
+                    assertTrue(decoder.streamBytes() <= hostile.length + 2, "trial " + trial);
+                }
+                for (int i = capacity; i < capacity + 256; i++) {
+                    assertEquals(0x5A, out.get(i) & 0xFF, "trial " + trial + ": wrote past the capacity");
+                }
+            }
+        }
+        assertTrue(ok > 50 && corrupt > 10, ok + " OK, " + corrupt + " corrupt");
     }
 
     @Test

@@ -160,7 +160,8 @@ public final class RecordDecoder implements AutoCloseable {
     public RegionDecoder turbo() {
         if (!turboChecked) {
             turboChecked = true;
-            turbo = TurboJpeg.available("the reader and its loader") ? new RegionDecoder() : null;
+            turbo = TurboJpeg.available("the reader and its loader")
+                ? new RegionDecoder(payloadMemory == null ? 0 : payloadMemory.capacity()) : null;
         }
         return turbo;
     }

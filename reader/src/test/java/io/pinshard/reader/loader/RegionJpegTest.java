@@ -7,6 +7,7 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR_RGB;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_PROGRESSIVE;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_RST_INTERVAL;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecode;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imread;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.format.Codec;
+import io.pinshard.jpeg.JpegEncoder;
 import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.jpeg.TurboJpeg;
 import io.pinshard.reader.AddressPointer;
@@ -73,11 +75,11 @@ class RegionJpegTest {
         int[][] sizes = {{97, 131}, {240, 320}, {301, 403}, {333, 239}, {211, 123}, {64, 64}, {150, 600}};
         try (DatasetWriter writer = new DatasetWriter(dir, DatasetWriterOptions.defaults())) {
             int record = 0;
-            for (boolean progressive : new boolean[] {false, true}) {
+            for (Variant variant : Variant.values()) {
                 for (int[] size : sizes) {
                     for (int channels : new int[] {3, 1}) {
                         append(writer, encode(smooth(record, size[0], size[1], channels), size[0], size[1], channels,
-                            progressive), size[0], size[1], channels, "gen-" + record++);
+                            variant), size[0], size[1], channels, "gen-" + record++);
                     }
                 }
             }
@@ -98,8 +100,8 @@ class RegionJpegTest {
             for (Path file : files) {
                 try (Mat photo = imread(file.toString(), IMREAD_COLOR);
                      Mat small = ShorterSideResize.resize(photo, 320 + record, false)) {
-                    for (boolean progressive : new boolean[] {false, true}) {
-                        byte[] jpeg = encode(small, progressive);
+                    for (Variant variant : Variant.values()) {
+                        byte[] jpeg = encode(small, variant);
                         append(writer, jpeg, small.rows(), small.cols(), 3, "photo-" + record++);
                     }
                 }
@@ -253,16 +255,22 @@ class RegionJpegTest {
         return pixels;
     }
 
-    private static byte[] encode(byte[] pixels, int height, int width, int channels, boolean progressive) {
+    /** Baseline, baseline with the restart markers convert writes (decoded through the cut), progressive. */
+    private enum Variant { BASELINE, RESTART_MARKERS, PROGRESSIVE }
+
+    private static byte[] encode(byte[] pixels, int height, int width, int channels, Variant variant) {
         try (BytePointer data = new BytePointer(pixels);
              Mat image = new Mat(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, data)) {
-            return encode(image, progressive);
+            return encode(image, variant);
         }
     }
 
-    private static byte[] encode(Mat image, boolean progressive) {
+    private static byte[] encode(Mat image, Variant variant) {
+        int restart = variant == Variant.RESTART_MARKERS
+            ? JpegEncoder.restartInterval(image.cols(), image.channels(), JpegEncoder.DEFAULT_RESTART_MCUS) : 0;
         try (BytePointer out = new BytePointer();
-             IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, 90, IMWRITE_JPEG_PROGRESSIVE, progressive ? 1 : 0)) {
+             IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, 90, IMWRITE_JPEG_PROGRESSIVE,
+                 variant == Variant.PROGRESSIVE ? 1 : 0, IMWRITE_JPEG_RST_INTERVAL, restart)) {
             assertTrue(imencode(".jpg", image, out, params));
             byte[] bytes = new byte[(int) out.limit()];
             out.get(bytes);

@@ -11,6 +11,7 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_4
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_8;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_UNCHANGED;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_RST_INTERVAL;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imdecode;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2RGB;
@@ -445,7 +446,10 @@ public final class ImageProcessor {
             int height = bgr.rows();
             int width = bgr.cols();
             if (options.codec() == OutputCodec.JPEG) {
-                try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY, options.jpegQuality())) {
+                // The restart markers libjpeg-turbo's encode writes too (JpegEncoder), for the loader's cut.
+                int restart = JpegEncoder.restartInterval(width, 3, JpegEncoder.DEFAULT_RESTART_MCUS);
+                try (BytePointer out = new BytePointer(); IntPointer params = new IntPointer(IMWRITE_JPEG_QUALITY,
+                    options.jpegQuality(), IMWRITE_JPEG_RST_INTERVAL, restart)) {
                     if (!imencode(".jpg", bgr, out, params)) {
                         return ConvertedImage.rejected("jpeg encoder failed", inputBytes);
                     }
