@@ -3,7 +3,8 @@
 # Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
 #   Prepares (once, scripts/prepare-bench-data.sh) the cached photos at shorter side 320 as raw, lz4 and jpeg
 #   pinshard datasets plus the same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
-#   (and raw once more with --resampler opencv, the fallback; jpeg once more with -Dpinshard.jpeg.decoder=opencv)
+#   (and raw once more with --resampler opencv, the fallback; jpeg once more with -Dpinshard.jpeg.cut=false and
+#   once with -Dpinshard.jpeg.decoder=opencv)
 #   and torchvision RandomResizedCrop + RandomHorizontalFlip + PILToTensor through DataLoader, and prints a
 #   markdown table. PyTorch runs first and last (its rate moved 15-20 % between runs on the 2-core VM): the ratios
 #   are against the mean of the two, and both rows are printed. Needs /usr/bin/python3 with python3-torch and
@@ -29,11 +30,14 @@ pytorch() {  # one DataLoader run, labelled $1
     --seconds "$seconds" | sed "s/\"loader\": *\"pytorch\"/\"loader\": \"pytorch-$1\"/" >> "$results"
 }
 pytorch first
-# jpeg:opencv-decode is the jpeg shards with libjpeg-turbo's region/scaled decode turned off (OpenCV decodes).
-for run in raw lz4 jpeg jpeg:opencv-decode raw:opencv; do
+# jpeg:opencv-decode is the jpeg shards with libjpeg-turbo's region/scaled decode turned off (OpenCV decodes);
+# jpeg:no-cut keeps libjpeg-turbo's region decode but not the restart-interval cut (every interval decoded).
+for run in raw lz4 jpeg jpeg:no-cut jpeg:opencv-decode raw:opencv; do
   codec="${run%%:*}" resampler="auto" label="pinshard-$codec" java_opts="${PINSHARD_JAVA_OPTS:-}"
   if [[ "$run" == *:opencv-decode ]]; then
     label="pinshard-$codec-opencv-decode" java_opts="$java_opts -Dpinshard.jpeg.decoder=opencv"
+  elif [[ "$run" == *:no-cut ]]; then
+    label="pinshard-$codec-no-cut" java_opts="$java_opts -Dpinshard.jpeg.cut=false"
   elif [[ "$run" == *:* ]]; then resampler="${run#*:}" label="pinshard-$codec-$resampler"; fi
   echo "pinshard bench $codec (resampler $resampler${java_opts:+, $java_opts}) ..." >&2
   PINSHARD_JAVA_OPTS="$java_opts" ./pinshard bench "$data/$codec" --batch 256 --crop 224 --workers "$workers" \
