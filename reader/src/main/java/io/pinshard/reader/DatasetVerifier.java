@@ -174,6 +174,23 @@ public final class DatasetVerifier {
      */
     public List<Problem> verifyShardFile(Path file, String dataset, DatasetManifest manifest, int position,
                                          int expectedShardNumber) {
+        return verifyShardFile(file, dataset, manifest, position, expectedShardNumber, null);
+    }
+
+    /**
+     * The checks a download cache makes of a shard it has just fetched: those of
+     * {@link #verifyShardFile(Path, String, DatasetManifest, int, int)} but for two passes over the file's bytes.
+     * The whole-file CRC32C compared with the manifest's is {@code fileCrc32c}, computed as the bytes arrived, and
+     * the payload checksums are left to the reader's first read of each record ({@link CrcCheck}): the whole-file
+     * checksum already covers every payload byte. Structure, section checksums, gaps and labels are checked.
+     */
+    public List<Problem> verifyDownloadedShard(Path file, String dataset, DatasetManifest manifest, int position,
+                                               int expectedShardNumber, int fileCrc32c) {
+        return verifyShardFile(file, dataset, manifest, position, expectedShardNumber, fileCrc32c);
+    }
+
+    private List<Problem> verifyShardFile(Path file, String dataset, DatasetManifest manifest, int position,
+                                          int expectedShardNumber, Integer fileCrc32c) {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         List<Problem> problems = new ArrayList<>();
         long size;
@@ -190,7 +207,7 @@ public final class DatasetVerifier {
             return problems; // a file of the wrong length is not worth mapping
         }
         try (ShardChecker checker = new ShardChecker()) {
-            checker.verifyShard(file, dataset, entry, expectedShardNumber, manifest, size, problems);
+            checker.verifyShard(file, dataset, entry, expectedShardNumber, manifest, size, fileCrc32c, problems);
         }
         return problems;
     }
@@ -225,11 +242,12 @@ public final class DatasetVerifier {
                                  List<Problem> problems) {
             DatasetManifest.ShardEntry entry = manifest.shards().get(position);
             verifyShard(directory.resolve(entry.file()), directory.toString(), entry, files.expectedShardNumber(position),
-                manifest, size, problems);
+                manifest, size, null, problems);
         }
 
+        /** fileCrc32c: the whole file's, known already (then payload checksums are left to the reader), or null. */
         private void verifyShard(Path file, String dataset, DatasetManifest.ShardEntry entry, int expectedNumber,
-                                 DatasetManifest manifest, long size, List<Problem> problems) {
+                                 DatasetManifest manifest, long size, Integer fileCrc32c, List<Problem> problems) {
             String name = entry.file();
             MappedShard shard;
             try {
@@ -241,7 +259,7 @@ public final class DatasetVerifier {
             }
             try (shard) {
                 UnsafeBuffer buffer = shard.buffer();
-                int wholeFile = crc.compute(buffer, 0, buffer.capacity());
+                int wholeFile = fileCrc32c != null ? fileCrc32c : crc.compute(buffer, 0, buffer.capacity());
                 if (!Crc32c.hex(wholeFile).equals(entry.crc32c())) {
                     problems.add(new Problem(Kind.CHECKSUM_MISMATCH, name, -1, "file CRC32C is " + Crc32c.hex(wholeFile)
                         + ", the manifest says " + entry.crc32c()));
@@ -256,7 +274,7 @@ public final class DatasetVerifier {
                     problems.add(new Problem(e.kind(), name, -1, e.detail()));
                 }
                 verifySections(shard, manifest.classes(), problems);
-                verifyRecords(shard, manifest.classes().size(), problems);
+                verifyRecords(shard, manifest.classes().size(), fileCrc32c == null, problems);
             }
         }
 
@@ -312,7 +330,7 @@ public final class DatasetVerifier {
             checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
         }
 
-        private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
+        private void verifyRecords(MappedShard shard, int classCount, boolean payloadCrcs, List<Problem> problems) {
             ShardStructure s = shard.structure();
             UnsafeBuffer buffer = shard.buffer();
             RecordView view = new RecordView();
@@ -320,7 +338,7 @@ public final class DatasetVerifier {
             for (long i = 0; i < s.recordCount(); i++) {
                 view.wrap(shard, i, i);
                 checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
-                boolean intact = view.payloadIntact(crc);
+                boolean intact = !payloadCrcs || view.payloadIntact(crc);
                 if (!intact) {
                     problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
                         "payload CRC32C does not match the index (key " + view.key() + ")"));

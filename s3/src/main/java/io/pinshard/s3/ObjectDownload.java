@@ -1,5 +1,6 @@
 package io.pinshard.s3;
 
+import io.pinshard.format.Crc32c;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -30,6 +31,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * multi-GB object is not held to the time of a shard of the default size). A store that sends no ETag cannot pin a
  * resumed range to the same version: its broken bodies start over from the first byte. The length is checked against the expected one before
  * a byte is written, and the file is forced to disk before {@link #to} returns (the caller renames it into place).
+ * The body's CRC32C is computed as the bytes arrive, while they are still in the core's cache, so that a caller
+ * checking the file against a listed checksum need not read it back ({@link Body#crc32c}).
  * Every failure is a {@link DownloadException} naming the object and the cause.
  */
 public final class ObjectDownload {
@@ -61,6 +64,10 @@ public final class ObjectDownload {
         }
     }
 
+    /** A downloaded object: its ETag (null when the store sent none) and the CRC32C of the bytes written. */
+    public record Body(String etag, int crc32c) {
+    }
+
     /** A look at the first response before its body is written: null when it is the object wanted, else why not. */
     @FunctionalInterface
     public interface ResponseCheck {
@@ -85,26 +92,34 @@ public final class ObjectDownload {
 
     /**
      * Writes object {@code key} of {@code bucket}, which must hold {@code expectedBytes} bytes, into the new file
-     * {@code part}; returns its ETag.
+     * {@code part}; returns its ETag and the CRC32C of the file's bytes.
      *
      * @param object  how messages name the object ({@code s3://bucket/key})
      * @param arrived told of every piece of body written, in bytes
      * @throws DownloadException naming {@code object}; {@code part} may hold a partial body (the caller deletes it)
      */
-    public String to(Path part, String bucket, String key, long expectedBytes, String object, ResponseCheck check,
-                     LongConsumer arrived) {
+    public Body to(Path part, String bucket, String key, long expectedBytes, String object, ResponseCheck check,
+                   LongConsumer arrived) {
         long units = Math.max(1, (expectedBytes + TIMEOUT_UNIT_BYTES - 1) / TIMEOUT_UNIT_BYTES);
         Duration budget = callTimeout.multipliedBy(units);
         long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
         byte[] copy = new byte[COPY_BYTES];
+        Crc32c crc = new Crc32c();
+        Written written = new Written();
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
                 long have = out.position(); // what earlier attempts wrote before their bodies broke off
-                if (have > 0 && etag == null) { // nothing to pin a range to: start over
+                // Nothing to pin a range to, or a write that broke off mid-piece (the checksum has only whole
+                // pieces): start over.
+                if (have > 0 && (etag == null || have != written.bytes)) {
                     out.truncate(0);
                     out.position(0);
                     have = 0;
+                }
+                if (have == 0) {
+                    crc.reset();
+                    written.bytes = 0;
                 }
                 GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
                 if (have > 0) {
@@ -116,6 +131,8 @@ public final class ObjectDownload {
                         out.truncate(0);
                         out.position(0);
                         have = 0;
+                        crc.reset();
+                        written.bytes = 0;
                     }
                     if (have == 0) { // a whole body (every first attempt): its length and the check apply
                         etag = response.eTag();
@@ -131,14 +148,15 @@ public final class ObjectDownload {
                         }
                     }
                     try {
-                        have = copy(in, out, have, expectedBytes, copy, deadline, budget, object, arrived);
+                        have = copy(in, out, have, expectedBytes, copy, crc, written, deadline, budget, object,
+                            arrived);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
                     }
                     if (have == expectedBytes) {
                         out.force(true); // the rename must never publish bytes still only in flight
-                        return etag;
+                        return new Body(etag, crc.value());
                     }
                     throw new IOException("the body ended after " + have + " of " + expectedBytes + " bytes");
                 } catch (NoSuchKeyException | NoSuchBucketException e) {
@@ -165,13 +183,21 @@ public final class ObjectDownload {
         }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, long deadline,
-                      Duration budget, String object, LongConsumer arrived) throws IOException {
+    /** How many bytes the body's checksum covers: those of whole pieces written. */
+    private static final class Written {
+        long bytes;
+    }
+
+    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, Crc32c crc,
+                      Written written, long deadline, Duration budget, String object, LongConsumer arrived)
+        throws IOException {
         for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
             ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
             while (bytes.hasRemaining()) {
                 out.write(bytes);
             }
+            crc.update(copy, 0, n);
+            written.bytes += n;
             have += n;
             arrived.accept(n);
             if (System.nanoTime() - deadline > 0) {

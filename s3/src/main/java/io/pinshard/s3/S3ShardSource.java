@@ -230,7 +230,7 @@ public final class S3ShardSource implements ShardSource {
     }
 
     /** Writes object {@code key} into {@code part} ({@link ObjectDownload}); failures name the shard and object. */
-    private String download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
+    private ObjectDownload.Body download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
         downloadsPerShard.incrementAndGet(index);
         try {

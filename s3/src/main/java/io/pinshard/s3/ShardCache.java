@@ -44,8 +44,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * To hold a shard: take the shared {@code .use} lock; if the shard file exists, done; else take the {@code .fetch}
  * lock, look again (another process may have finished it), delete the shard's other {@code .part} files (their
  * writers held the lock and are gone), download to a new {@code .part}, force it to disk, verify it (length, the
- * manifest's whole-file CRC32C, structure, header, index, footer, section and payload CRCs: {@link
- * DatasetVerifier#verifyShardFile}), then rename it atomically into place. A failed check deletes the part and
+ * manifest's whole-file CRC32C as computed while the bytes arrived, structure, header, index, footer and section
+ * CRCs, gaps and labels: {@link DatasetVerifier#verifyDownloadedShard}; payload CRCs are the reader's on first
+ * read, as for a local dataset), then rename it atomically into place. A failed check deletes the part and
  * names what differed. The locks are OS file locks: they die with their process, so a process killed at any
  * moment blocks no one, and its part file is never taken for a shard (only renamed files count); the next
  * downloader of that shard, or {@link #sweepDeadParts} at open, deletes it. Shards of an earlier dataset version
@@ -66,10 +67,10 @@ public final class ShardCache implements AutoCloseable {
     private final Map<String, Held> held = new HashMap<>();
     private int users;
 
-    /** What a downloader writes a shard's bytes with: into {@code part}, returning the object's ETag. */
+    /** What a downloader writes a shard's bytes with: into {@code part}, returning its ETag and CRC32C. */
     @FunctionalInterface
     public interface Download {
-        String to(Path part);
+        ObjectDownload.Body to(Path part);
     }
 
     /** A shard this JVM holds: its {@code .use} channel and shared lock, and how many sources hold it. */
@@ -294,11 +295,13 @@ public final class ShardCache implements AutoCloseable {
             Path part = partDirectory.resolve(entry.file());
             Files.createDirectory(partDirectory);
             try {
-                String etag = download.to(part);
-                List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(part, dataset, manifest,
-                    position, expectedShardNumber);
+                ObjectDownload.Body body = download.to(part);
+                // The CRC32C computed as the bytes arrived stands for a pass reading them back; payload checksums
+                // are the reader's, on first read.
+                List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(part, dataset,
+                    manifest, position, expectedShardNumber, body.crc32c());
                 if (!problems.isEmpty()) {
-                    throw corrupt(dataset, object, etag, entry, problems);
+                    throw corrupt(dataset, object, body.etag(), entry, problems);
                 }
                 moveIntoPlace(part, file);
             } finally {
