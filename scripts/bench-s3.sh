@@ -8,6 +8,7 @@
 # more than the ring's in-flight batches, which stay held past the limit).
 # --store-cpu C runs the store in a JVM of its own on CPU C, and --loader-cpu L pins the loader's JVM (both
 # sources) to CPUs L (taskset lists): the store then stands for one on another host, off the loader's cores.
+# BENCH_S3_JAVA_OPTS adds flags to the loader's JVM.
 # Usage: scripts/bench-s3.sh [--rounds R] [--epochs E] [--shards S] [--workers N] [--copies C] [--repeat R]
 #                            [--store-cpu C] [--loader-cpu L]
 set -euo pipefail
@@ -59,5 +60,6 @@ if [[ -n "$store_cpu" ]]; then
 fi
 pin=()
 [[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")
-${pin[@]+"${pin[@]}"} java "${flags[@]}" -cp "$classpath" \
+read -r -a extra <<< "${BENCH_S3_JAVA_OPTS:-}"  # e.g. -Xlog:gc:file=/tmp/gc.log
+${pin[@]+"${pin[@]}"} java "${flags[@]}" ${extra[@]+"${extra[@]}"} -cp "$classpath" \
   io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$rounds" "$epochs" "$workers" "$repeat" $endpoint

@@ -10,6 +10,7 @@ import io.pinshard.reader.loader.LoaderOptions;
 import io.pinshard.reader.loader.SampleOrder;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -181,14 +182,49 @@ public final class S3StreamBench {
         return new double[] {images / (nanos / 1e9), first, later};
     }
 
-    /** CPU nanoseconds of every live thread, by thread id. */
+    /** Keys of {@link #threadCpu} past the thread ids: this process's CPU and the machine's busy time, in ns. */
+    private static final long PROCESS = -1;
+    private static final long MACHINE = -2;
+    private static final long JIT = -3;
+    private static final long GC = -4;
+    private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ = 100 on Linux
+
+    /** CPU nanoseconds of every live thread, by thread id; the process's and the machine's under two more keys. */
     private static Map<Long, Long> threadCpu() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<Long, Long> cpu = new HashMap<>();
         for (long id : threads.getAllThreadIds()) {
             cpu.put(id, threads.getThreadCpuTime(id));
         }
+        cpu.put(PROCESS, procTicks(Path.of("/proc/self/stat"), true) * NANOS_PER_TICK);
+        cpu.put(MACHINE, procTicks(Path.of("/proc/stat"), false) * NANOS_PER_TICK);
+        cpu.put(JIT, ManagementFactory.getCompilationMXBean().getTotalCompilationTime() * 1_000_000L);
+        cpu.put(GC, ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .mapToLong(gc -> Math.max(0, gc.getCollectionTime())).sum() * 1_000_000L);
         return cpu;
+    }
+
+    /**
+     * utime + stime of {@code /proc/self/stat} (every thread of this JVM, GC and JIT ones and the exited ones
+     * included), or the busy ticks of the {@code cpu} line of {@code /proc/stat} (all but idle and iowait); -1
+     * where there is no /proc.
+     */
+    private static long procTicks(Path file, boolean process) {
+        try {
+            String text = Files.readString(file);
+            if (process) {
+                String[] f = text.substring(text.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            }
+            String[] f = text.substring(0, text.indexOf('\n')).trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < f.length && i <= 8; i++) {
+                busy += i == 4 || i == 5 ? 0 : Long.parseLong(f[i]);
+            }
+            return busy;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /**
@@ -199,7 +235,7 @@ public final class S3StreamBench {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<String, Long> byGroup = new TreeMap<>();
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info == null) {
+            if (info == null || info.getThreadId() < 0) {
                 continue;
             }
             long now = threads.getThreadCpuTime(info.getThreadId());
@@ -211,6 +247,17 @@ public final class S3StreamBench {
         StringBuilder text = new StringBuilder();
         byGroup.forEach((group, spent) -> text.append(text.length() > 0 ? ", " : "")
             .append(String.format(Locale.ROOT, "%s %.2f", group, (double) spent / wallNanos)));
+        Map<Long, Long> now = threadCpu();
+        if (now.get(PROCESS) >= 0 && before.get(PROCESS) >= 0) {
+            long java = byGroup.values().stream().mapToLong(Long::longValue).sum();
+            long process = now.get(PROCESS) - before.get(PROCESS);
+            // GC, JIT and other JVM threads, and Java threads that ended: ThreadMXBean sees none of them.
+            text.append(String.format(Locale.ROOT, "; this JVM %.2f (of which not above: %.2f; JIT compiling %.2f, GC "
+                    + "pauses %.2f, wall time over the run); machine %.2f",
+                (double) process / wallNanos, (double) Math.max(0, process - java) / wallNanos,
+                (double) (now.get(JIT) - before.get(JIT)) / wallNanos, (double) (now.get(GC) - before.get(GC)) / wallNanos,
+                (double) (now.get(MACHINE) - before.get(MACHINE)) / wallNanos));
+        }
         return "cores busy: " + text;
     }
 
