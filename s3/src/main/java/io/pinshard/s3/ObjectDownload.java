@@ -36,7 +36,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * Every failure is a {@link DownloadException} naming the object and the cause.
  */
 public final class ObjectDownload {
-    private static final int COPY_BYTES = 1 << 20;
+    private static final int COPY_BYTES = 256 << 10;
+    /** Each thread's copy buffer, kept: a fetch thread downloads shard after shard (a new buffer each was heap traffic). */
+    private static final ThreadLocal<byte[]> COPY = ThreadLocal.withInitial(() -> new byte[COPY_BYTES]);
     /** The call timeout bounds each this many bytes of an object (the default shard size), not the whole of it. */
     public static final long TIMEOUT_UNIT_BYTES = 256L << 20;
 
@@ -104,7 +106,7 @@ public final class ObjectDownload {
         Duration budget = callTimeout.multipliedBy(units);
         long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
-        byte[] copy = new byte[COPY_BYTES];
+        byte[] copy = COPY.get();
         Crc32c crc = new Crc32c();
         Written written = new Written();
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
