@@ -68,8 +68,9 @@ static int pinshard_jpeg_read_layout(const unsigned char *src, long length, pins
             layout->height = pinshard_jpeg_be16(src + pos + 5);
             layout->width = pinshard_jpeg_be16(src + pos + 7);
             components = src[pos + 9];
+            /* 65500 is libjpeg's JPEG_MAX_DIMENSION: a larger frame must reach libjpeg whole, to be refused. */
             if ((components != 1 && components != 3) || segment != 8 + 3L * components || layout->height == 0
-                || layout->width == 0) {
+                || layout->width == 0 || layout->height > 65500 || layout->width > 65500) {
                 return 0;
             }
             for (i = 0; i < components; i++) {
@@ -161,6 +162,7 @@ static long pinshard_jpeg_cut(const unsigned char *src, long length, const pinsh
     long width;
     long height;
     int markers = 0;
+    int started = 0;
     if (col0 < 0 || col0 >= col1 || col1 > layout->mcusPerRow || row0 < 0 || row0 >= row1 || row1 > layout->mcuRows
         || col0 % layout->restartMcus != 0 || col1 % layout->restartMcus != 0 || capacity < length + 2) {
         return 0;
@@ -184,10 +186,11 @@ static long pinshard_jpeg_cut(const unsigned char *src, long length, const pinsh
             if (out + 2 + (end - pos) + 2 > capacity) {
                 return 0;
             }
-            if (out > layout->data) {
+            if (started) { /* not "out > data": a hostile empty interval must still get its marker */
                 dst[out++] = 0xFF;
                 dst[out++] = (unsigned char) (0xD0 + (markers++ & 7));
             }
+            started = 1;
             memcpy(dst + out, src + pos, (size_t) (end - pos));
             out += end - pos;
         }

@@ -39,6 +39,8 @@ public final class RegionDecoder implements AutoCloseable {
     public static final String CUT_PROPERTY = "pinshard.jpeg.cut";
     private static final boolean CUT = !"false".equalsIgnoreCase(System.getProperty(CUT_PROPERTY, "true").trim());
     private static final int MIN_CUT_SCRATCH = 1 << 16;
+    /** Longer streams decode as they are: their cut would not fit in one direct buffer. */
+    private static final int MAX_CUT_STREAM = Integer.MAX_VALUE - 16;
 
     /** Output pixels. */
     public enum Format {
@@ -69,6 +71,7 @@ public final class RegionDecoder implements AutoCloseable {
 
     private final ByteBuffer memory = ByteBuffer.allocateDirect(JpegResultDescriptor.LENGTH);
     private final UnsafeBuffer result = new UnsafeBuffer(memory);
+    private final boolean cut;
     private ByteBuffer cutScratch;
     private boolean closed;
 
@@ -78,7 +81,13 @@ public final class RegionDecoder implements AutoCloseable {
 
     /** A decoder whose cut scratch holds streams of up to {@code streamCapacity} bytes from the start. */
     public RegionDecoder(long streamCapacity) {
-        if (streamCapacity > 0 && CUT) {
+        this(streamCapacity, CUT);
+    }
+
+    /** With {@code cut} false, never the restart-interval cut (tests compare the two). */
+    RegionDecoder(long streamCapacity, boolean cut) {
+        this.cut = cut;
+        if (streamCapacity > 0 && cut) {
             cutScratch = ByteBuffer.allocateDirect(cutScratchSize(streamCapacity));
         }
     }
@@ -107,11 +116,11 @@ public final class RegionDecoder implements AutoCloseable {
      */
     public Status decode(long source, int length, int scale, int x, int y, int width, int height, Format format,
         long destination, long stride, long capacity) {
-        return decode(source, length, scale, x, y, width, height, format, destination, stride, capacity, CUT);
+        return decode(source, length, scale, x, y, width, height, format, destination, stride, capacity, cut);
     }
 
     private Status decode(long source, int length, int scale, int x, int y, int width, int height, Format format,
-        long destination, long stride, long capacity, boolean cut) {
+        long destination, long stride, long capacity, boolean cutAllowed) {
         if (closed) {
             throw new IllegalStateException("region decoder is closed");
         }
@@ -119,7 +128,7 @@ public final class RegionDecoder implements AutoCloseable {
             throw new IllegalArgumentException("null address");
         }
         long scratch = 0;
-        if (cut && length > 0) {
+        if (cutAllowed && length > 0 && length <= MAX_CUT_STREAM) {
             if (cutScratch == null || cutScratch.capacity() < (long) length + 2) {
                 freeCutScratch();
                 cutScratch = ByteBuffer.allocateDirect(cutScratchSize(length));

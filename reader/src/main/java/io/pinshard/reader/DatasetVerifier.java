@@ -179,10 +179,9 @@ public final class DatasetVerifier {
 
     /**
      * The checks a download cache makes of a shard it has just fetched: those of
-     * {@link #verifyShardFile(Path, String, DatasetManifest, int, int)} but for two passes over the file's bytes.
-     * The whole-file CRC32C compared with the manifest's is {@code fileCrc32c}, computed as the bytes arrived, and
-     * the payload checksums are left to the reader's first read of each record ({@link CrcCheck}): the whole-file
-     * checksum already covers every payload byte. Structure, section checksums, gaps and labels are checked.
+     * {@link #verifyShardFile(Path, String, DatasetManifest, int, int)}, but the whole-file CRC32C compared with the
+     * manifest's is {@code fileCrc32c}, computed as the bytes arrived, instead of a pass reading the file back.
+     * Every payload checksum is still checked (raw records and {@code Dataset} readers may never check them later).
      */
     public List<Problem> verifyDownloadedShard(Path file, String dataset, DatasetManifest manifest, int position,
                                                int expectedShardNumber, int fileCrc32c) {
@@ -245,7 +244,7 @@ public final class DatasetVerifier {
                 manifest, size, null, problems);
         }
 
-        /** fileCrc32c: the whole file's, known already (then payload checksums are left to the reader), or null. */
+        /** fileCrc32c: the whole file's, known already, or null to compute it here. */
         private void verifyShard(Path file, String dataset, DatasetManifest.ShardEntry entry, int expectedNumber,
                                  DatasetManifest manifest, long size, Integer fileCrc32c, List<Problem> problems) {
             String name = entry.file();
@@ -274,7 +273,7 @@ public final class DatasetVerifier {
                     problems.add(new Problem(e.kind(), name, -1, e.detail()));
                 }
                 verifySections(shard, manifest.classes(), problems);
-                verifyRecords(shard, manifest.classes().size(), fileCrc32c == null, problems);
+                verifyRecords(shard, manifest.classes().size(), problems);
             }
         }
 
@@ -330,7 +329,7 @@ public final class DatasetVerifier {
             checkZero(buffer, metadataEnd, s.footerOffset(), name, -1, "padding before the footer", problems);
         }
 
-        private void verifyRecords(MappedShard shard, int classCount, boolean payloadCrcs, List<Problem> problems) {
+        private void verifyRecords(MappedShard shard, int classCount, List<Problem> problems) {
             ShardStructure s = shard.structure();
             UnsafeBuffer buffer = shard.buffer();
             RecordView view = new RecordView();
@@ -338,7 +337,7 @@ public final class DatasetVerifier {
             for (long i = 0; i < s.recordCount(); i++) {
                 view.wrap(shard, i, i);
                 checkZero(buffer, gapStart, view.payloadOffset(), shard.name(), i, "padding before the payload", problems);
-                boolean intact = !payloadCrcs || view.payloadIntact(crc);
+                boolean intact = view.payloadIntact(crc);
                 if (!intact) {
                     problems.add(new Problem(Kind.CHECKSUM_MISMATCH, shard.name(), i,
                         "payload CRC32C does not match the index (key " + view.key() + ")"));

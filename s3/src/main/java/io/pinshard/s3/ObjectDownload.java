@@ -135,6 +135,14 @@ public final class ObjectDownload {
                         have = 0;
                         crc.reset();
                         written.bytes = 0;
+                    } else if (have > 0 && !response.contentRange().startsWith("bytes " + have + "-")) {
+                        in.abort(); // a range from elsewhere than the bytes written: start over from the first byte
+                        out.truncate(0);
+                        out.position(0);
+                        crc.reset();
+                        written.bytes = 0;
+                        throw new IOException("the store answered the request for bytes " + have + "- with "
+                            + response.contentRange());
                     }
                     if (have == 0) { // a whole body (every first attempt): its length and the check apply
                         etag = response.eTag();

@@ -44,9 +44,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * To hold a shard: take the shared {@code .use} lock; if the shard file exists, done; else take the {@code .fetch}
  * lock, look again (another process may have finished it), delete the shard's other {@code .part} files (their
  * writers held the lock and are gone), download to a new {@code .part}, force it to disk, verify it (length, the
- * manifest's whole-file CRC32C as computed while the bytes arrived, structure, header, index, footer and section
- * CRCs, gaps and labels: {@link DatasetVerifier#verifyDownloadedShard}; payload CRCs are the reader's on first
- * read, as for a local dataset), then rename it atomically into place. A failed check deletes the part and
+ * manifest's whole-file CRC32C as computed while the bytes arrived, structure, header, index, footer, section and
+ * payload CRCs, gaps and labels: {@link DatasetVerifier#verifyDownloadedShard}), then rename it atomically into
+ * place. A failed check deletes the part and
  * names what differed. The locks are OS file locks: they die with their process, so a process killed at any
  * moment blocks no one, and its part file is never taken for a shard (only renamed files count); the next
  * downloader of that shard, or {@link #sweepDeadParts} at open, deletes it. Shards of an earlier dataset version
@@ -296,8 +296,7 @@ public final class ShardCache implements AutoCloseable {
             Files.createDirectory(partDirectory);
             try {
                 ObjectDownload.Body body = download.to(part);
-                // The CRC32C computed as the bytes arrived stands for a pass reading them back; payload checksums
-                // are the reader's, on first read.
+                // The CRC32C computed as the bytes arrived stands for a pass reading the whole file back.
                 List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(part, dataset,
                     manifest, position, expectedShardNumber, body.crc32c());
                 if (!problems.isEmpty()) {

@@ -206,8 +206,8 @@ public final class S3StreamBench {
 
     /**
      * utime + stime of {@code /proc/self/stat} (every thread of this JVM, GC and JIT ones and the exited ones
-     * included), or the busy ticks of the {@code cpu} line of {@code /proc/stat} (all but idle and iowait); -1
-     * where there is no /proc.
+     * included), or the busy ticks of the {@code cpu} line of {@code /proc/stat} (all but idle and iowait; steal
+     * counts as busy); -1 where there is no /proc. Ticks are taken as 10 ms (USER_HZ 100, Linux's on x86).
      */
     private static long procTicks(Path file, boolean process) {
         try {
@@ -235,7 +235,7 @@ public final class S3StreamBench {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<String, Long> byGroup = new TreeMap<>();
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info == null || info.getThreadId() < 0) {
+            if (info == null) {
                 continue;
             }
             long now = threads.getThreadCpuTime(info.getThreadId());
