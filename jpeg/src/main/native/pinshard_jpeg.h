@@ -197,6 +197,58 @@ static int pinshard_jpeg_decode_stream(const unsigned char *src, long length, in
 }
 
 /*
+ * pinshard_jpeg_decode through the restart-interval cut: PINSHARD_JPEG_OK with the results in the whole image's
+ * terms, or -1 when there is nothing to cut (no scratch, another shape of stream, a region outside the image, a
+ * region that needs every MCU) or the cut failed; the caller then decodes the stream as it is.
+ */
+static int pinshard_jpeg_decode_cut(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
+                                    int format, unsigned char *dst, long stride, long capacity,
+                                    unsigned char *scratch, long scratchCapacity, int *result, char *message) {
+    pinshard_jpeg_layout layout;
+    long cols, rows, left, right, top, bottom, k, col0, col1, row0, row1, cut;
+    int dx, dy;
+    if (scratch == 0 || length <= 0 || scale < 1 || scale > 8 || scratchCapacity < length + 2
+        || !pinshard_jpeg_read_layout(src, length, &layout)) {
+        return -1;
+    }
+    cols = ((long) layout.width * scale + 7) / 8;
+    rows = ((long) layout.height * scale + 7) / 8;
+    if (x < 0 || y < 0 || w <= 0 || h <= 0 || (long) x + w > cols || (long) y + h > rows) {
+        return -1;
+    }
+    /* The region and its margin in full-size pixels, then in MCUs, columns to whole restart intervals. */
+    left = (long) (x > 0 ? x - 1 : 0) * 8 / scale;
+    right = (((long) x + w + 1 < cols ? (long) x + w + 1 : cols) * 8 + scale - 1) / scale;
+    top = (long) (y > 0 ? y - 1 : 0) * 8 / scale;
+    bottom = (((long) y + h + 1 < rows ? (long) y + h + 1 : rows) * 8 + scale - 1) / scale;
+    k = layout.restartMcus;
+    col0 = left / layout.mcuWidth / k * k;
+    col1 = ((right + layout.mcuWidth - 1) / layout.mcuWidth + k - 1) / k * k;
+    row0 = top / layout.mcuHeight;
+    row1 = (bottom + layout.mcuHeight - 1) / layout.mcuHeight;
+    col1 = col1 < layout.mcusPerRow ? col1 : layout.mcusPerRow;
+    row1 = row1 < layout.mcuRows ? row1 : layout.mcuRows;
+    if (col0 == 0 && col1 == layout.mcusPerRow && row0 == 0 && row1 == layout.mcuRows) {
+        return -1;
+    }
+    cut = pinshard_jpeg_cut(src, length, &layout, (int) col0, (int) col1, (int) row0, (int) row1, scratch,
+                            scratchCapacity);
+    /* The cut starts on the MCU grid, so its offset is a whole number of scaled pixels. */
+    dx = (int) (col0 * layout.mcuWidth * scale / 8);
+    dy = (int) (row0 * layout.mcuHeight * scale / 8);
+    if (cut == 0 || pinshard_jpeg_decode_stream(scratch, cut, scale, x - dx, y - dy, w, h, format, dst, stride,
+                                                capacity, result, message) != PINSHARD_JPEG_OK) {
+        return -1;
+    }
+    result[PINSHARD_JPEG_R_WIDTH] = layout.width;
+    result[PINSHARD_JPEG_R_HEIGHT] = layout.height;
+    result[PINSHARD_JPEG_R_SCALED_WIDTH] = (int) cols;
+    result[PINSHARD_JPEG_R_SCALED_HEIGHT] = (int) rows;
+    result[PINSHARD_JPEG_R_REGION_X] += dx;
+    return PINSHARD_JPEG_OK;
+}
+
+/*
  * Decodes rows [y, y + h) and at least columns [x, x + w) of the stream's image at scale scale/8 (1..8), as
  * format 1 (grey), 3 (RGB) or 4 (BGR, 3 bytes), to dst, rows stride bytes apart, capacity bytes in all. The
  * columns widen to the iMCU grid: result[REGION_X] and result[REGION_WIDTH] say which were decoded (row
@@ -211,43 +263,11 @@ static int pinshard_jpeg_decode_stream(const unsigned char *src, long length, in
 static int pinshard_jpeg_decode(const unsigned char *src, long length, int scale, int x, int y, int w, int h,
                                 int format, unsigned char *dst, long stride, long capacity, unsigned char *scratch,
                                 long scratchCapacity, int *result, char *message) {
-    pinshard_jpeg_layout layout;
-    if (scratch != 0 && length > 0 && scale >= 1 && scale <= 8 && scratchCapacity >= length + 2
-        && pinshard_jpeg_read_layout(src, length, &layout)) {
-        long cols = ((long) layout.width * scale + 7) / 8;
-        long rows = ((long) layout.height * scale + 7) / 8;
-        if (x >= 0 && y >= 0 && w > 0 && h > 0 && (long) x + w <= cols && (long) y + h <= rows) {
-            /* The region and its margin in full-size pixels, then in MCUs, columns to whole restart intervals. */
-            long left = (long) (x > 0 ? x - 1 : 0) * 8 / scale;
-            long right = (((long) x + w + 1 < cols ? (long) x + w + 1 : cols) * 8 + scale - 1) / scale;
-            long top = (long) (y > 0 ? y - 1 : 0) * 8 / scale;
-            long bottom = (((long) y + h + 1 < rows ? (long) y + h + 1 : rows) * 8 + scale - 1) / scale;
-            long k = layout.restartMcus;
-            long col0 = left / layout.mcuWidth / k * k;
-            long col1 = ((right + layout.mcuWidth - 1) / layout.mcuWidth + k - 1) / k * k;
-            long row0 = top / layout.mcuHeight;
-            long row1 = (bottom + layout.mcuHeight - 1) / layout.mcuHeight;
-            col1 = col1 < layout.mcusPerRow ? col1 : layout.mcusPerRow;
-            row1 = row1 < layout.mcuRows ? row1 : layout.mcuRows;
-            if (col0 > 0 || col1 < layout.mcusPerRow || row0 > 0 || row1 < layout.mcuRows) {
-                long cut = pinshard_jpeg_cut(src, length, &layout, (int) col0, (int) col1, (int) row0, (int) row1,
-                                             scratch, scratchCapacity);
-                /* The cut starts on the MCU grid, so its offset is a whole number of scaled pixels. */
-                int dx = (int) (col0 * layout.mcuWidth * scale / 8);
-                int dy = (int) (row0 * layout.mcuHeight * scale / 8);
-                if (cut > 0 && pinshard_jpeg_decode_stream(scratch, cut, scale, x - dx, y - dy, w, h, format, dst,
-                                                           stride, capacity, result, message) == PINSHARD_JPEG_OK) {
-                    result[PINSHARD_JPEG_R_WIDTH] = layout.width;
-                    result[PINSHARD_JPEG_R_HEIGHT] = layout.height;
-                    result[PINSHARD_JPEG_R_SCALED_WIDTH] = (int) cols;
-                    result[PINSHARD_JPEG_R_SCALED_HEIGHT] = (int) rows;
-                    result[PINSHARD_JPEG_R_REGION_X] += dx;
-                    return PINSHARD_JPEG_OK;
-                }
-                /* Else the whole stream's decode says what is wrong, in libjpeg's words. */
-            }
-        }
+    if (pinshard_jpeg_decode_cut(src, length, scale, x, y, w, h, format, dst, stride, capacity, scratch,
+                                 scratchCapacity, result, message) == PINSHARD_JPEG_OK) {
+        return PINSHARD_JPEG_OK;
     }
+    /* No cut, or one libjpeg refused: the whole stream's decode says what is wrong, in libjpeg's words. */
     return pinshard_jpeg_decode_stream(src, length, scale, x, y, w, h, format, dst, stride, capacity, result, message);
 }
 

@@ -161,8 +161,7 @@ static long pinshard_jpeg_cut(const unsigned char *src, long length, const pinsh
     long out = layout->data;
     long width;
     long height;
-    int markers = 0;
-    int started = 0;
+    long kept = 0; /* intervals written; an RST goes before each but the first */
     if (col0 < 0 || col0 >= col1 || col1 > layout->mcusPerRow || row0 < 0 || row0 >= row1 || row1 > layout->mcuRows
         || col0 % layout->restartMcus != 0 || col1 % layout->restartMcus != 0 || capacity < length + 2) {
         return 0;
@@ -186,11 +185,11 @@ static long pinshard_jpeg_cut(const unsigned char *src, long length, const pinsh
             if (out + 2 + (end - pos) + 2 > capacity) {
                 return 0;
             }
-            if (started) { /* not "out > data": a hostile empty interval must still get its marker */
+            if (kept > 0) { /* not "out > data": a hostile empty interval must still get its marker */
                 dst[out++] = 0xFF;
-                dst[out++] = (unsigned char) (0xD0 + (markers++ & 7));
+                dst[out++] = (unsigned char) (0xD0 + ((kept - 1) & 7));
             }
-            started = 1;
+            kept++;
             memcpy(dst + out, src + pos, (size_t) (end - pos));
             out += end - pos;
         }

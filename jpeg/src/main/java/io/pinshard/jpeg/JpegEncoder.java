@@ -77,7 +77,8 @@ public final class JpegEncoder implements AutoCloseable {
             throw new IllegalArgumentException("null address");
         }
         int status = LibJpeg.pinshard_jpeg_encode(pixels, height, width, stride, format.code, quality,
-            restartInterval(width, format.channels, restartMcus), destination, capacity, result.addressOffset() + ENCODED_LENGTH, result.addressOffset() + MESSAGE_OFFSET);
+            restartInterval(width, format.channels, restartMcus), destination, capacity,
+            result.addressOffset() + ENCODED_LENGTH, result.addressOffset() + MESSAGE_OFFSET);
         if (status == OK) {
             return Math.toIntExact(result.getLong(ENCODED_LENGTH));
         }

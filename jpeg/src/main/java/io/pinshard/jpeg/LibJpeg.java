@@ -12,8 +12,8 @@ import org.bytedeco.javacpp.annotation.Platform;
  * travel as {@code long}s: nothing is allocated per call. Loaded only through {@link TurboJpeg}, which falls
  * back to OpenCV when this JVM or machine lacks it; use {@link RegionDecoder}, not this class.
  */
-@Platform(value = "linux-x86_64", include = {"pinshard_jpeg_cut.h", "pinshard_jpeg.h", "pinshard_jpeg_encode.h", "pinshard_shrink.h",
-    "pinshard_composite.h"},
+@Platform(value = "linux-x86_64", include = {"pinshard_jpeg_cut.h", "pinshard_jpeg.h", "pinshard_jpeg_encode.h",
+    "pinshard_shrink.h", "pinshard_composite.h"},
     link = "jpeg@.62")
 @NoException
 final class LibJpeg {

@@ -87,20 +87,26 @@ public final class RegionDecoder implements AutoCloseable {
     /** With {@code cut} false, never the restart-interval cut (tests compare the two). */
     RegionDecoder(long streamCapacity, boolean cut) {
         this.cut = cut;
-        if (streamCapacity > 0 && cut) {
-            cutScratch = ByteBuffer.allocateDirect(cutScratchSize(streamCapacity));
+        if (cut) {
+            cutScratch(streamCapacity);
         }
     }
 
-    private void freeCutScratch() {
-        if (cutScratch != null) {
-            BufferUtil.free(cutScratch);
-            cutScratch = null;
+    /**
+     * The address of cut scratch for a stream of {@code length} bytes (grown when smaller: length + 2, at least
+     * 64 KiB), or 0 for a stream too long to cut or of no bytes.
+     */
+    private long cutScratch(long length) {
+        if (length <= 0 || length > MAX_CUT_STREAM) {
+            return 0;
         }
-    }
-
-    private static int cutScratchSize(long streamLength) {
-        return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(MIN_CUT_SCRATCH, streamLength + 2));
+        if (cutScratch == null || cutScratch.capacity() < length + 2) {
+            if (cutScratch != null) {
+                BufferUtil.free(cutScratch);
+            }
+            cutScratch = ByteBuffer.allocateDirect((int) Math.max(MIN_CUT_SCRATCH, length + 2));
+        }
+        return BufferUtil.address(cutScratch);
     }
 
     /** Scaled size of an image side of {@code side} pixels at {@code scale}/8, as libjpeg computes it (rounded up). */
@@ -127,14 +133,7 @@ public final class RegionDecoder implements AutoCloseable {
         if (destination == 0 || source == 0) {
             throw new IllegalArgumentException("null address");
         }
-        long scratch = 0;
-        if (cutAllowed && length > 0 && length <= MAX_CUT_STREAM) {
-            if (cutScratch == null || cutScratch.capacity() < (long) length + 2) {
-                freeCutScratch();
-                cutScratch = ByteBuffer.allocateDirect(cutScratchSize(length));
-            }
-            scratch = BufferUtil.address(cutScratch);
-        }
+        long scratch = cutAllowed ? cutScratch(length) : 0;
         int status = LibJpeg.pinshard_jpeg_decode(source, length, scale, x, y, width, height, format.code, destination,
             stride, capacity, scratch, scratch == 0 ? 0 : cutScratch.capacity(), result.addressOffset(),
             result.addressOffset() + MESSAGE_OFFSET);
@@ -194,7 +193,9 @@ public final class RegionDecoder implements AutoCloseable {
         if (!closed) {
             closed = true;
             BufferUtil.free(memory);
-            freeCutScratch();
+            if (cutScratch != null) {
+                BufferUtil.free(cutScratch);
+            }
         }
     }
 

@@ -107,7 +107,6 @@ public final class ObjectDownload {
         long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
         byte[] copy = COPY.get();
-        Crc32c crc = new Crc32c();
         Written written = new Written();
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
@@ -115,13 +114,7 @@ public final class ObjectDownload {
                 // Nothing to pin a range to, or a write that broke off mid-piece (the checksum has only whole
                 // pieces): start over.
                 if (have > 0 && (etag == null || have != written.bytes)) {
-                    out.truncate(0);
-                    out.position(0);
-                    have = 0;
-                }
-                if (have == 0) {
-                    crc.reset();
-                    written.bytes = 0;
+                    have = written.startOver(out);
                 }
                 GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
                 if (have > 0) {
@@ -130,17 +123,10 @@ public final class ObjectDownload {
                 try (ResponseInputStream<GetObjectResponse> in = s3.getObject(request.build())) {
                     GetObjectResponse response = in.response();
                     if (have > 0 && response.contentRange() == null) { // the store ignored the range: start over
-                        out.truncate(0);
-                        out.position(0);
-                        have = 0;
-                        crc.reset();
-                        written.bytes = 0;
+                        have = written.startOver(out);
                     } else if (have > 0 && !response.contentRange().startsWith("bytes " + have + "-")) {
                         in.abort(); // a range from elsewhere than the bytes written: start over from the first byte
-                        out.truncate(0);
-                        out.position(0);
-                        crc.reset();
-                        written.bytes = 0;
+                        written.startOver(out);
                         throw new IOException("the store answered the request for bytes " + have + "- with "
                             + response.contentRange());
                     }
@@ -158,15 +144,14 @@ public final class ObjectDownload {
                         }
                     }
                     try {
-                        have = copy(in, out, have, expectedBytes, copy, crc, written, deadline, budget, object,
-                            arrived);
+                        have = copy(in, out, have, expectedBytes, copy, written, deadline, budget, object, arrived);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
                     }
                     if (have == expectedBytes) {
                         out.force(true); // the rename must never publish bytes still only in flight
-                        return new Body(etag, crc.value());
+                        return new Body(etag, written.crc.value());
                     }
                     throw new IOException("the body ended after " + have + " of " + expectedBytes + " bytes");
                 } catch (NoSuchKeyException | NoSuchBucketException e) {
@@ -193,20 +178,29 @@ public final class ObjectDownload {
         }
     }
 
-    /** How many bytes the body's checksum covers: those of whole pieces written. */
+    /** The body's bytes in the file so far: the checksum of the whole pieces written, and how many bytes it covers. */
     private static final class Written {
+        final Crc32c crc = new Crc32c();
         long bytes;
+
+        /** Empties the file and the checksum; returns the bytes now written (0). */
+        long startOver(FileChannel out) throws IOException {
+            out.truncate(0);
+            out.position(0);
+            crc.reset();
+            bytes = 0;
+            return 0;
+        }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, Crc32c crc,
-                      Written written, long deadline, Duration budget, String object, LongConsumer arrived)
-        throws IOException {
+    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, Written written,
+                      long deadline, Duration budget, String object, LongConsumer arrived) throws IOException {
         for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
             ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
             while (bytes.hasRemaining()) {
                 out.write(bytes);
             }
-            crc.update(copy, 0, n);
+            written.crc.update(copy, 0, n);
             written.bytes += n;
             have += n;
             arrived.accept(n);

@@ -160,14 +160,15 @@ public final class DatasetPull {
         Path staged = staging.resolve(entry.file());
         String uri = from.uri(entry.file());
         ShardInstaller.deleteQuietly(staged); // a kill's leftover: the download starts a new file
+        ObjectDownload.Body body;
         try {
-            downloader.to(staged, from.bucket(), from.key(entry.file()), entry.bytes(), uri,
+            body = downloader.to(staged, from.bucket(), from.key(entry.file()), entry.bytes(), uri,
                 response -> storedCrcProblem(response, entry), progress::bytes);
         } catch (ObjectDownload.DownloadException e) {
             ShardInstaller.deleteQuietly(staged);
             throw new TransferException(e.getMessage(), e);
         }
-        installer.install(staged, target, position, uri);
+        installer.install(staged, target, position, uri, body.crc32c());
         tally.downloaded.incrementAndGet();
         tally.downloadedBytes.addAndGet(entry.bytes());
         progress.fileDone(entry.file(), entry.bytes(), false);

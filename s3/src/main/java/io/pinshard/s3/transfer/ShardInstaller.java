@@ -36,24 +36,27 @@ public final class ShardInstaller {
 
     /** What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard. */
     public String check(Path file, int position) {
-        List<Problem> problems = new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position,
-            expectedNumbers[position]);
-        if (problems.isEmpty()) {
-            return null;
-        }
-        return Problem.summary(problems);
+        return summary(new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position,
+            expectedNumbers[position]));
+    }
+
+    private static String summary(List<Problem> problems) {
+        return problems.isEmpty() ? null : Problem.summary(problems);
     }
 
     /**
      * Checks {@code staged} (a complete download of listed shard {@code position}, on the same file system as
-     * {@code target}), forces it to disk and renames it to {@code target}.
+     * {@code target}) as {@link #check} does, but with the whole-file CRC32C its download computed as the bytes
+     * arrived instead of a pass reading them back; forces it to disk and renames it to {@code target}.
      *
-     * @param source where the bytes came from, for the message ({@code s3://bucket/key})
+     * @param source      where the bytes came from, for the message ({@code s3://bucket/key})
+     * @param stagedCrc32c the CRC32C of {@code staged}'s bytes ({@code ObjectDownload.Body#crc32c})
      * @throws TransferException naming {@code source} and what differed; {@code staged} is deleted and
      *                           {@code target} left as it was
      */
-    public void install(Path staged, Path target, int position, String source) {
-        String problem = check(staged, position);
+    public void install(Path staged, Path target, int position, String source, int stagedCrc32c) {
+        String problem = summary(new DatasetVerifier(false, false).verifyDownloadedShard(staged, dataset, manifest,
+            position, expectedNumbers[position], stagedCrc32c));
         if (problem != null) {
             deleteQuietly(staged);
             throw new TransferException(source + ": the download failed its checks (" + problem + "); not installed");
