@@ -5,12 +5,10 @@ import io.pinshard.format.ManifestRules;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
@@ -47,7 +45,9 @@ public final class ShardInstaller {
     /**
      * Checks {@code staged} (a complete download of listed shard {@code position}, on the same file system as
      * {@code target}) as {@link #check} does, but with the whole-file CRC32C its download computed as the bytes
-     * arrived instead of a pass reading them back; forces it to disk and renames it to {@code target}.
+     * arrived instead of a pass reading them back, then renames it to {@code target}. {@code staged} is already
+     * on disk: {@code ObjectDownload.to}, which wrote it, forces it before it returns (a crash must not leave a
+     * named but empty file), so it is not forced a second time here.
      *
      * @param source      where the bytes came from, for the message ({@code s3://bucket/key})
      * @param stagedCrc32c the CRC32C of {@code staged}'s bytes ({@code ObjectDownload.Body#crc32c})
@@ -62,9 +62,6 @@ public final class ShardInstaller {
             throw new TransferException(source + ": the download failed its checks (" + problem + "); not installed");
         }
         try {
-            try (FileChannel channel = FileChannel.open(staged, StandardOpenOption.WRITE)) {
-                channel.force(true); // before the rename: a crash must not leave a named but empty file
-            }
             Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             deleteQuietly(staged);
