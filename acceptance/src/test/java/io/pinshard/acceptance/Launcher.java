@@ -1,0 +1,67 @@
+package io.pinshard.acceptance;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts what a user starts: {@code ./pinshard} of this checkout (already packaged by the reactor, so the launcher
+ * does not build) with a home of the test's own, so nothing a developer's ~/.cache holds is seen or touched.
+ */
+final class Launcher {
+    private Launcher() {
+    }
+
+    /** The checkout's root (surefire's {@code pinshard.repo}). */
+    static Path repo() {
+        return Path.of(System.getProperty("pinshard.repo", "..")).toAbsolutePath().normalize();
+    }
+
+    /** {@code ./pinshard}. */
+    static Path script() {
+        return repo().resolve("pinshard");
+    }
+
+    /** A process builder for {@code ./pinshard ARGS} in the repository, with HOME (and XDG_CACHE_HOME) set to home. */
+    static ProcessBuilder pinshard(Path home, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(script().toString());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(repo().toFile());
+        Map<String, String> env = builder.environment();
+        env.put("HOME", home.toString());
+        env.remove("XDG_CACHE_HOME");
+        env.remove("PINSHARD_COMMAND");
+        return builder;
+    }
+
+    /** What a finished command printed and how it ended. */
+    record Result(int status, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + status + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        }
+    }
+
+    /** Runs the builder to its end (at most timeoutSeconds), output captured in files beside home. */
+    static Result run(ProcessBuilder builder, Path logs, long timeoutSeconds) throws IOException, InterruptedException {
+        Files.createDirectories(logs);
+        Path out = Files.createTempFile(logs, "stdout", ".log");
+        Path err = Files.createTempFile(logs, "stderr", ".log");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor();
+            throw new AssertionError("ran past " + timeoutSeconds + " s: " + builder.command() + "\n"
+                + Files.readString(out, StandardCharsets.UTF_8) + Files.readString(err, StandardCharsets.UTF_8));
+        }
+        return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
