@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Prints, on one line, the JVM flags pinshard needs for a java: the root pom's pinshard.jvm.flags, plus
 # pinshard.jvm.jdk24Flags when that java is JDK 24 or later (JDK 17 refuses them).
-# Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME] [--cds-dump FILE | --cds-use FILE]
+# Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME] [--cds-list LIST | --cds-dump LIST FILE | --cds-use FILE]
 #   --spark     adds pinshard.jvm.sparkFlags, the opens a JVM running Spark needs (scripts/bench-spark-convert.sh)
 #   JAVA        default: $JAVA_HOME/bin/java, else java on the PATH
 #   --command   the pinshard subcommand: convert adds pinshard.jvm.convertFlags
-#   --cds-*     pinshard.jvm.cdsDumpFlags (write a class-data-sharing archive to FILE at exit) or
-#               pinshard.jvm.cdsUseFlags (map FILE), @ARCHIVE@ replaced by FILE
+#   --cds-*     pinshard.jvm.cdsListFlags (record the classes the run loads in LIST),
+#               pinshard.jvm.cdsDumpFlags (dump the class-data-sharing archive FILE of the classes in LIST) or
+#               pinshard.jvm.cdsUseFlags (map FILE); @LIST@ and @ARCHIVE@ replaced by LIST and FILE
 # The pom is the one home of the list: surefire reads the property, the JMH forks jmh's filtered
 # jvm-flags.properties, and ./pinshard, jmh/run.sh and the other scripts this script.
 set -euo pipefail
@@ -15,11 +16,12 @@ spark=0
 if [[ "${1:-}" == "--spark" ]]; then spark=1; shift; fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [[ $# -gt 0 && "$1" != --* ]]; then java_bin="$1"; shift; fi
-command="" cds_flags="" archive=""
+command="" cds_flags="" archive="" list=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --command) command="$2"; shift 2;;
-    --cds-dump) cds_flags=pinshard.jvm.cdsDumpFlags; archive="$2"; shift 2;;
+    --cds-list) cds_flags=pinshard.jvm.cdsListFlags; list="$2"; shift 2;;
+    --cds-dump) cds_flags=pinshard.jvm.cdsDumpFlags; list="$2"; archive="$3"; shift 3;;
     --cds-use) cds_flags=pinshard.jvm.cdsUseFlags; archive="$2"; shift 2;;
     *) echo "jvm-flags.sh: unknown argument $1" >&2; exit 2;;
   esac
@@ -39,5 +41,5 @@ fi
 if [[ "${major%%.*}" -ge 24 ]]; then flags+=" $(property pinshard.jvm.jdk24Flags)"; fi
 if [[ "$spark" == 1 ]]; then flags+=" $(property pinshard.jvm.sparkFlags)"; fi
 if [[ "$command" == convert ]]; then flags+=" $(property pinshard.jvm.convertFlags)"; fi
-if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed "s:@ARCHIVE@:$archive:g")"; fi
+if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed -e "s:@ARCHIVE@:$archive:g" -e "s:@LIST@:$list:g")"; fi
 echo "$flags"

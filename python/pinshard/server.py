@@ -4,6 +4,8 @@ stops both on exit, leaving nothing in /dev/shm."""
 import json
 import os
 import shlex
+import signal
+import stat
 import subprocess
 import threading
 import time
@@ -29,9 +31,32 @@ def server_command():
     return ["pinshard"]
 
 
+def _start_millis(pid):
+    """When process `pid` started, in ms since the epoch (Java's ProcessHandle.Info.startInstant), or None."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            ticks = int(f.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
+        return boot * 1000 + ticks * 1000 // os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def _server_alive(pid, start_millis):
+    """Whether the server recorded in a ring header runs: the pid is alive and started when the header says (pids
+    are reused), as the server side judges it (RingFile.RingOwner.alive)."""
+    if not _process_alive(pid):
+        return False
+    started = _start_millis(pid)
+    return started is None or start_millis == 0 or abs(started - start_millis) < 2000
+
+
 def clean_stale_rings(directory="/dev/shm"):
-    """Removes pinshard rings in `directory` whose server process is gone (a server killed with -9 cannot unlink
-    its own ring); returns the paths removed. Rings of live servers and other files are left alone."""
+    """Removes pinshard rings in `directory` whose server is gone (killed where its reaper could not remove the
+    ring: see docs/RING.md); returns the paths removed. Only this user's regular files named `pinshard-*.ring` are
+    looked at, and each is opened without blocking or following links, so a FIFO or a link named like a ring is
+    neither read nor removed; rings of live servers and other files are left alone."""
     removed = []
     try:
         names = os.listdir(directory)
@@ -42,12 +67,24 @@ def clean_stale_rings(directory="/dev/shm"):
             continue
         path = os.path.join(directory, name)
         try:
-            with open(path, "rb") as f:
-                header = f.read(L.HEADER_END + L.BLOCK_LENGTH)
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+            try:
+                opened = os.fstat(fd)
+                if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
+                    continue
+                header = os.pread(fd, L.HEADER_END + L.BLOCK_LENGTH, 0)
+            finally:
+                os.close(fd)
             if len(header) < L.HEADER_END or header[:8] != L.MAGIC:
                 continue
             pid = int.from_bytes(header[L.SERVER_PID_OFFSET:L.SERVER_PID_OFFSET + 8], "little")
-            if not _process_alive(pid):
+            start_millis = int.from_bytes(header[L.SERVER_START_MILLIS_OFFSET:L.SERVER_START_MILLIS_OFFSET + 8],
+                                          "little")
+            status = int.from_bytes(header[L.STATUS_OFFSET:L.STATUS_OFFSET + 4], "little")
+            if status in (L.STATUS_STOPPED, L.STATUS_FAILED) or not _server_alive(pid, start_millis):
                 os.unlink(path)
                 removed.append(path)
         except OSError:
@@ -86,7 +123,10 @@ class Server:
         args += list(extra_args)
         self.events = []
         self._ready = threading.Event()
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        # A session of its own: a Ctrl-C in the terminal reaches this process (KeyboardInterrupt, then stop() below),
+        # not the server behind its back; stop() ends the whole group if the server does not go by itself.
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                        start_new_session=True)
         self._stderr = []
         self._readers = [threading.Thread(target=self._read_events, daemon=True),
                          threading.Thread(target=self._read_errors, daemon=True)]
@@ -97,7 +137,7 @@ class Server:
             if self.process.poll() is not None:
                 self._close_pipes()
                 raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
-                                % (self.process.returncode, "".join(self._stderr).strip()[-2000:]))
+                                % (self.process.returncode, self.stderr().strip()[-2000:]))
             if time.monotonic() > deadline:
                 self.stop()
                 raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
@@ -110,49 +150,74 @@ class Server:
                 raise
 
     def _read_events(self):
-        for line in self.process.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            self.events.append(event)
-            if event.get("event") == "ready":
-                self._ready.set()
+        with self.process.stdout as lines:  # each reader closes its own pipe, at end of file
+            for line in lines:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                self.events.append(event)
+                if event.get("event") == "ready":
+                    self._ready.set()
 
     def _read_errors(self):
-        for line in self.process.stderr:
-            self._stderr.append(line.decode("utf-8", "replace"))
+        with self.process.stderr as lines:
+            for line in lines:
+                self._stderr.append(line.decode("utf-8", "replace"))
 
-    def stop(self, timeout=20.0):
-        """Detaches, stops the server (SIGTERM, then SIGKILL) and makes sure its ring is gone."""
+    def stderr(self):
+        """What the server printed on stderr so far."""
+        return "".join(self._stderr)
+
+    def stop(self, timeout=10.0):
+        """Detaches, stops the server (SIGTERM; after `timeout` s SIGKILL to its whole process group) and makes sure
+        its ring is gone. Returns the server's exit status; safe to call twice."""
         ring = getattr(self, "ring", None)
-        if ring is not None:
-            ring.close()
+        self.ring = None
+        try:
+            if ring is not None:
+                ring.close()
+        finally:
+            self._end_process(timeout)
+            try:
+                os.unlink(self.ring_path)  # the server unlinks it on a clean exit, its reaper after a kill
+            except FileNotFoundError:
+                pass
+        return self.process.returncode
+
+    def _end_process(self, timeout):
         if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                self._kill_group()
                 self.process.wait()
         self._close_pipes()
+
+    def _kill_group(self):
         try:
-            os.unlink(self.ring_path)  # the server unlinks it on a clean exit; after SIGKILL we do
-        except FileNotFoundError:
-            pass
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            self.process.kill()
 
     def _close_pipes(self):
-        self.process.wait()
+        """Waits a little for the readers to see end of file (the server's pipes close when it exits); a pipe that
+        something else still holds open is left to its daemon reader, never closed under it."""
         for reader in self._readers:
-            reader.join(5)  # the pipes reach end of file once the server is gone
-        self.process.stdout.close()
-        self.process.stderr.close()
+            reader.join(2.0)
 
     def __enter__(self):
         return self.ring
 
-    def __exit__(self, *exc):
-        self.stop()
+    def __exit__(self, exc_type, exc, traceback):
+        try:
+            self.stop()
+        except Exception:
+            if exc_type is None:
+                raise
+            # the block's own exception is the one to show; a failed stop must not replace it
+        return False
 
 
 def serve(dataset, **kwargs):

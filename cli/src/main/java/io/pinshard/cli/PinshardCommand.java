@@ -2,6 +2,7 @@ package io.pinshard.cli;
 
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
+import io.pinshard.serve.StaleRings;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,7 +28,10 @@ public final class PinshardCommand implements Runnable {
         DemoCommand.class, CommandLine.HelpCommand.class);
 
     public static void main(String[] args) {
-        System.exit(newCommandLine(args.length > 0 ? args[0] : null).execute(args));
+        StaleRings.sweep(StaleRings.SHARED_MEMORY); // rings of servers killed where no reaper could remove them
+        int status = newCommandLine(args.length > 0 ? args[0] : null).execute(args);
+        StartupArchive.discardUnlessSucceeded(status);
+        System.exit(status);
     }
 
     /** Runs the command line without exiting, for tests. */

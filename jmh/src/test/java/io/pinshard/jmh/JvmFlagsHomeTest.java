@@ -106,8 +106,12 @@ class JvmFlagsHomeTest {
         assertEquals(base + " " + pomProperty("pinshard.jvm.convertFlags"), jvmFlags("--command", "convert"));
         assertEquals(base + " " + pomProperty("pinshard.jvm.cdsUseFlags").replace("@ARCHIVE@", "/tmp/x.jsa"),
             jvmFlags("--cds-use", "/tmp/x.jsa"));
-        String dump = jvmFlags("--command", "convert", "--cds-dump", "/tmp/a.jsa");
-        assertTrue(dump.endsWith(pomProperty("pinshard.jvm.cdsDumpFlags").replace("@ARCHIVE@", "/tmp/a.jsa")), dump);
-        assertTrue(dump.contains("-XX:ArchiveClassesAtExit=/tmp/a.jsa"), dump);
+        String list = jvmFlags("--command", "convert", "--cds-list", "/tmp/a.classlist");
+        assertTrue(list.endsWith(pomProperty("pinshard.jvm.cdsListFlags").replace("@LIST@", "/tmp/a.classlist")), list);
+        assertTrue(list.contains("-XX:DumpLoadedClassList=/tmp/a.classlist"), list);
+        String dump = jvmFlags("--command", "convert", "--cds-dump", "/tmp/a.classlist", "/tmp/a.jsa");
+        assertTrue(dump.endsWith(pomProperty("pinshard.jvm.cdsDumpFlags").replace("@LIST@", "/tmp/a.classlist")
+            .replace("@ARCHIVE@", "/tmp/a.jsa")), dump);
+        assertTrue(dump.contains("-XX:SharedClassListFile=/tmp/a.classlist -XX:SharedArchiveFile=/tmp/a.jsa"), dump);
     }
 }

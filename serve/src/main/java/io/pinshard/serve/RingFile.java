@@ -47,6 +47,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     private MappedByteBuffer mapping;
     private UnsafeBuffer buffer;
     private Object fileKey;
+    private RingReaper reaper;
     private long slotsOffset;
     private long stride;
     private long slotBytes;
@@ -164,6 +165,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             BufferUtil.free(zeros);
             mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength);
             fileKey = Files.readAttributes(tempPath, BasicFileAttributes.class).fileKey();
+            reaper = RingReaper.start(tempPath, path); // unlinks both names if this JVM is killed
         } catch (IOException e) {
             closeChannel();
             deleteQuietly(tempPath);
@@ -256,6 +258,9 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         if (tempPath != null) {
             deleteIfOurs(tempPath);
         }
+        if (reaper != null) {
+            reaper.close();
+        }
         if (mapping != null && liveRegions() == 0) {
             IoUtil.unmap(mapping);
             mapping = null;
@@ -329,6 +334,9 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     record RingOwner(long pid, long startMillis, int status) {
         /** The owner of the ring at {@code file}, or null when the file is not a ring. */
         static RingOwner read(Path file) {
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+                return null; // a FIFO would block the open, a device be read: neither is a ring
+            }
             ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
                 while (header.hasRemaining() && in.read(header) > 0) {

@@ -1,0 +1,32 @@
+package io.pinshard.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The class list a subcommand's first run through the {@code ./pinshard} launcher records
+ * ({@code -Dpinshard.cds.classList=FILE}, the JVM's {@code -XX:DumpLoadedClassList=FILE}), from which a later start
+ * dumps the subcommand's class-data-sharing archive. A run whose command failed (a usage error, a missing dataset)
+ * loaded the error path's classes, not the work's, so it leaves {@code FILE.discard} beside it and the next start
+ * drops the list instead of putting it into place. A run stopped by a signal never returns here: its list is kept.
+ */
+final class StartupArchive {
+    static final String CLASS_LIST_PROPERTY = "pinshard.cds.classList";
+
+    private StartupArchive() {
+    }
+
+    /** Marks this run's class list for discarding when {@code status} says the command failed. */
+    static void discardUnlessSucceeded(int status) {
+        String dump = System.getProperty(CLASS_LIST_PROPERTY);
+        if (status == 0 || dump == null || dump.isEmpty()) {
+            return;
+        }
+        try {
+            Files.write(Path.of(dump + ".discard"), new byte[0]);
+        } catch (IOException | RuntimeException e) {
+            // No marker: the list is kept; its archive would only start this command less quickly.
+        }
+    }
+}
