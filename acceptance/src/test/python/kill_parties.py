@@ -170,8 +170,20 @@ def main():
     # One start first, so later starts map the archive it leaves (as a user's second run does) and the points
     # fall on a start-up of the usual length.
     subprocess.run([LAUNCHER, "--version"], stdout=subprocess.DEVNULL, check=True)
+    # Calibration: how long a session takes from start to its first batch here and now; kill points are drawn over
+    # that and 2 s of streaming after it, so they fall on start-up, attach and steady state alike.
+    ring = os.path.join(SHM, "pinshard-kill-%s.ring" % uuid.uuid4().hex[:12])
+    began = time.monotonic()
+    calibration = subprocess.Popen([sys.executable, "-c", CLIENT % {"python": os.path.join(REPO, "python"),
+                                    "dataset": DATASET, "ring": ring, "options": OPTIONS}], stdout=subprocess.PIPE)
+    calibration.stdout.readline()
+    attach_s = time.monotonic() - began
+    calibration.terminate()
+    calibration.wait()
     failures = []
-    windows = {"launcher": 1.0, "server": 4.0, "client": 4.0, "parent": 4.0}
+    window = attach_s + 2.0
+    windows = {"launcher": 1.0, "server": window, "client": window, "parent": window}
+    print(json.dumps({"attach_s": round(attach_s, 2), "window_s": round(window, 2)}), flush=True)
     parties = [p for p in ("server", "client", "launcher", "parent") for _ in range(POINTS)]
     rng.shuffle(parties)
     for party in parties:
