@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       at); its {@code ~/.cache} is shared by every file's blocks (the CDS archives);</li>
  *   <li>the absolute paths {@code /data/...}, {@code /scratch/...} and {@code /mnt/...} in a block's text are
  *       replaced by the same paths under the test's folder ({@code /data/pets} becomes {@code TMP/data/pets});</li>
- *   <li>{@code pinshard} on the PATH runs this checkout's {@code ./pinshard}, as an installed tool would;</li>
+ *   <li>{@code pinshard} on the PATH is a symbolic link to this checkout's {@code ./pinshard}, as the README
+ *       installs it;</li>
  *   <li>when a block names {@code s3://}, an s3proxy on loopback ({@link S3TestServer}) serves it:
  *       {@code AWS_ENDPOINT_URL}, {@code AWS_REGION} and {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}
  *       point at it, and every bucket the blocks name (such as {@code bucket}) exists, empty;</li>
@@ -259,12 +259,10 @@ class DocsAcceptanceTest {
         return buckets;
     }
 
-    /** {@code pinshard} on the PATH: a wrapper that runs this checkout's launcher. */
+    /** {@code pinshard} on the PATH as the README installs it: a symbolic link to this checkout's launcher. */
     private static Path writePinshardOnPath(Path bin, Path repo) throws IOException {
         Files.createDirectories(bin);
-        Path wrapper = bin.resolve("pinshard");
-        Files.writeString(wrapper, "#!/usr/bin/env bash\nexec " + repo.resolve("pinshard") + " \"$@\"\n");
-        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.createSymbolicLink(bin.resolve("pinshard"), repo.resolve("pinshard"));
         return bin;
     }
 
