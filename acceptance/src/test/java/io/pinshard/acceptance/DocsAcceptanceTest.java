@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       installs it;</li>
  *   <li>when a block names {@code s3://}, an s3proxy on loopback ({@link S3TestServer}) serves it:
  *       {@code AWS_ENDPOINT_URL}, {@code AWS_REGION} and {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}
- *       point at it, and every bucket the blocks name (such as {@code bucket}) exists, empty;</li>
+ *       point at it, and every bucket the blocks name (such as {@code bucket}) exists, empty (path-style
+ *       addressing needs no setting: the SDK uses it for an IP-address endpoint such as 127.0.0.1);</li>
  *   <li>the blocks of one file run in order and share that file's HOME and folders, so a convert block's output
  *       is the next block's input; each file starts from a fresh copy of {@code ~/photos};</li>
  *   <li>each block has 90 s ({@code -Dpinshard.docsTest.blockTimeout}); a block that runs longer is killed with its child
@@ -140,6 +141,18 @@ class DocsAcceptanceTest {
         assertEquals(runnable.size(), ran + marked.size() + skipped, "every shell and Python block ran, was marked or "
             + "was skipped");
         assertTrue(ran > 0, "no block ran");
+    }
+
+    @Test
+    void onlyAbsolutePathsUnderDataScratchAndMntMoveIntoTheWorkspace() {
+        Workspace workspace = new Workspace(Path.of("/tmp/ws"), Path.of("/tmp/ws/home"));
+        assertEquals("pinshard convert ~/photos -o /tmp/ws/data/pets && ls /tmp/ws/scratch /tmp/ws/mnt/shards",
+            workspace.mapPaths("pinshard convert ~/photos -o /data/pets && ls /scratch /mnt/shards"));
+        assertEquals("open(\"/tmp/ws/data/pets/manifest.json\")", workspace.mapPaths("open(\"/data/pets/manifest.json\")"));
+        for (String unchanged : List.of("s3://bucket/data/pets", "~/data/x", "./data/x", "/dev/shm/pets.ring",
+                "/database", "hdfs://nn/data/train", "/tmp/data")) {
+            assertEquals(unchanged, workspace.mapPaths(unchanged));
+        }
     }
 
     /** README.md, then docs/*.md in name order. */
