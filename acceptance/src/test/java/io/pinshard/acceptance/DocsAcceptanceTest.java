@@ -245,18 +245,13 @@ class DocsAcceptanceTest {
     }
 
     /** Null when /usr/bin/python3 imports torch and numpy, else why the Python blocks are skipped. */
-    private static String pythonWithoutTorch() throws IOException, InterruptedException {
+    private static String pythonWithoutTorch() throws Exception {
         if (!Files.isExecutable(Path.of(PYTHON))) {
             return "no " + PYTHON;
         }
-        Process probe = new ProcessBuilder(PYTHON, "-c", "import torch, numpy").redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!probe.waitFor(60, TimeUnit.SECONDS)) {
-            probe.destroyForcibly();
-            return PYTHON + " took over 60 s to import torch";
-        }
-        return probe.exitValue() == 0 ? null
-            : PYTHON + " lacks torch or numpy (apt-get install python3-torch python3-numpy, as .ci/run does)";
+        List<String> missing = PythonModules.missing(Path.of(PYTHON));
+        return missing.isEmpty() ? null : PYTHON + " lacks " + String.join(" and ", missing)
+            + " (apt-get install python3-torch python3-numpy, as .ci/run does)";
     }
 
     private static Set<String> bucketsNamed(List<DocBlocks.Block> blocks) {
