@@ -150,7 +150,9 @@ class LoaderCommandsTest {
             "--epochs", "2");
         assertEquals("0", result[0], result[2]);
         try (Mat image = imread(sheet.toString())) {
-            assertEquals(4 * (32 + 4) + 4, image.rows(), "stored row, two training rows, one eval row");
+            int line = PreviewCommand.LINE;
+            assertEquals(4 + 2 * line + 2 + 4 * (line + 32 + 4), image.rows(),
+                "record captions, then stored row, two training rows, one eval row, each under its caption");
             assertEquals(6 * (32 + 4) + 4, image.cols());
         }
     }
