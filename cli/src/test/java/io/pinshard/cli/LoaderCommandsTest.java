@@ -65,6 +65,22 @@ class LoaderCommandsTest {
         assertTrue(json.get("images_per_s").asDouble() > 0);
         assertEquals(json.get("images").asDouble() * 16 * 16 * 3 / 1e6 / json.get("seconds").asDouble(),
             json.get("mb_per_s").asDouble(), 1e-6);
+        assertEquals(json.get("seconds").asDouble() * 1e3 / json.get("batches").asDouble(),
+            json.get("ms_per_batch").asDouble(), 1e-6);
+        assertTrue(json.get("warmup_s").asDouble() >= 0.1 && json.has("heap_settled"), result[1]);
+    }
+
+    /** A step faster than the loader: the data-wait to expect, and what to change; bad values are usage errors. */
+    @Test
+    void benchSaysWhenTheLoaderCannotKeepUpWithTheStep() throws Exception {
+        String data = dataset().toString();
+        String[] result = run("bench", data, "--batch", "5", "--crop", "16", "--workers", "1",
+            "--seconds", "0.2", "--warmup", "0", "--step-ms", "0.000001");
+        assertEquals("0", result[0], result[2]);
+        assertTrue(result[1].contains("does not keep up") && result[1].contains("more --workers (now 1)"), result[1]);
+        assertTrue(result[1].contains("expected_data_wait_pct") && !result[1].contains("\ndata_wait_pct"), result[1]);
+        assertEquals("2", run("bench", data, "--step-ms", "0")[0]);
+        assertEquals("2", run("bench", data, "--warmup", "soon")[0]);
     }
 
     @Test
