@@ -216,13 +216,15 @@ final class ConvertCommand implements Callable<Integer> {
     private String nothingToConvert(InputListing listing) throws IOException {
         String ignored = listing.ignored() == 0 ? ""
             : " (" + listing.ignored() + " file(s) ignored: hidden, or not an image extension)";
-        String found = switch (kind()) {
+        InputKind kind = kind();
+        String found = switch (kind) {
             case MANIFEST -> "lists no rows";
             case WEBDATASET -> "holds no tar samples" + ignored;
-            default -> "holds no images" + ignored + (labels == Labels.AUTO
-                ? "; convert expects INPUT/CLASS/IMAGE, one folder per class (--labels none: images anywhere)" : "");
+            default -> "holds no images" + ignored;
         };
-        return "input " + input + " " + found + ": nothing to convert, no dataset written";
+        String expected = kind == InputKind.FOLDER && labels == Labels.AUTO
+            ? " (convert expects INPUT/CLASS/IMAGE, one folder per class; --labels none takes images anywhere in it)" : "";
+        return "input " + input + " " + found + ": nothing to convert, no dataset written" + expected;
     }
 
     /** --input-kind, auto resolved from INPUT. */

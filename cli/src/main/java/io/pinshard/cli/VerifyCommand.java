@@ -82,8 +82,7 @@ final class VerifyCommand implements Callable<Integer> {
         }
         String shown = Printable.escape(directory);
         if (problems.isEmpty() && records == 0) {
-            out.println(shown + ": intact but empty: 0 records (the loader refuses an empty dataset; convert it again"
-                + " from a folder that holds images)");
+            out.println(shown + ": intact but empty: 0 records (the loader refuses a dataset without records)");
             out.flush();
             return 1;
         }

@@ -200,12 +200,11 @@ public final class Converter {
         if (journal == null) {
             if (entries.stream().anyMatch(p -> !isOurs(p))) {
                 throw new OutputTakenException(output, OutputTakenException.Holding.OTHER_FILES, "output directory "
-                    + output + " is not empty and holds no unfinished conversion; choose an empty or new directory");
+                    + output + " is not empty and holds no unfinished conversion");
             }
         } else if (!journal.runFingerprint().equals(runFingerprint)) {
             throw new OutputTakenException(output, OutputTakenException.Holding.ANOTHER_CONVERSION, "output directory "
-                + output + " holds an unfinished conversion of other inputs or options; run that command again to finish"
-                + " it, or choose another directory");
+                + output + " holds an unfinished conversion of other inputs or options");
         }
         List<ConvertJournal.JournalShard> intact = journal == null ? List.of() : journal.intactPrefix(output);
         List<String> keep = intact.stream().map(s -> s.shard().file()).toList();
