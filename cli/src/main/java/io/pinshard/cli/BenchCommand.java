@@ -43,7 +43,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Measure loader throughput alone: images/s, MB/s, ms per batch, heap bytes per batch.",
         "bench runs no training step, so it cannot measure data-wait (--json's data_wait_pct is the do-nothing"
-            + " trainer's, ~100 % by design): give --step-ms, your training step's time per batch, to learn whether"
+            + " trainer's, ~100 %% by design): give --step-ms, your training step's time per batch, to learn whether"
             + " the loader keeps up with it and the data-wait to expect."})
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
