@@ -36,10 +36,15 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pinshard bench DIR}: loader-only throughput (the input pipeline measured on its own, with a
- * trainer that does nothing but take and release batches), plus the heap bytes per batch.
+ * trainer that does nothing but take and release batches), plus the heap bytes per batch. With no training
+ * step the trainer waits for data nearly all the time, so the table leaves data-wait out and, given
+ * {@code --step-ms}, says instead whether the loader keeps up with that step.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Measure loader throughput alone: images/s, MB/s, data-wait, heap bytes per batch.")
+    description = {"Measure loader throughput alone: images/s, MB/s, ms per batch, heap bytes per batch.",
+        "bench runs no training step, so it cannot measure data-wait (--json's data_wait_pct is the do-nothing"
+            + " trainer's, ~100 %% by design): give --step-ms, your training step's time per batch, to learn whether"
+            + " the loader keeps up with it and the data-wait to expect."})
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
         + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
@@ -56,8 +61,16 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "10", description = "Measured seconds (default ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds before measuring (default ${DEFAULT-VALUE}).")
-    double warmup;
+    @Option(names = "--warmup", paramLabel = "SECONDS|auto", defaultValue = BenchWarmup.AUTO,
+        description = "Warm-up before measuring: seconds, or auto (default): at least 2 s, then until heap per batch"
+            + " has settled (the JIT has compiled the crop kernels), at most 30 s; a short fixed warm-up makes"
+            + " heap_bytes_per_batch include the interpreter's allocations.")
+    String warmup;
+
+    @Option(names = "--step-ms", paramLabel = "MS", description = "Milliseconds your training step takes per batch:"
+        + " bench then says whether the loader keeps up and the data-wait to expect (measured with the loader alone:"
+        + " a trainer that uses the same cores leaves it less).")
+    Double stepMs;
 
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
     boolean json;
@@ -84,6 +97,10 @@ final class BenchCommand implements Callable<Integer> {
         int batch = loaderOptions.batch;
         int crop = loaderOptions.crop;
         long seed = loaderOptions.seed;
+        BenchWarmup.parse(warmup);
+        if (stepMs != null && !(stepMs > 0)) {
+            throw new IllegalArgumentException("--step-ms must be > 0: " + stepMs);
+        }
         if (gpuAugment && device == null) {
             spec.commandLine().getErr().println("pinshard bench: --gpu-augment needs --device host|cuda|auto");
             return PinshardCommand.EXIT_USAGE;
@@ -126,11 +143,42 @@ final class BenchCommand implements Callable<Integer> {
         if (json) {
             out.println(new String(Json.compact(result), StandardCharsets.UTF_8));
         } else {
-            result.forEach((key, value) -> out.printf(Locale.ROOT, "%-22s %s%n", key,
-                value instanceof Double d ? String.format(Locale.ROOT, "%.1f", d) : value));
+            printTable(out, result);
         }
         out.flush();
         return 0;
+    }
+
+    /** Keys of {@code --json} that the table leaves out: with no training step they read ~100 % whatever the loader does. */
+    private static final List<String> NOT_IN_TABLE = List.of("data_wait_pct", "device_data_wait_pct");
+
+    private void printTable(PrintWriter out, Map<String, Object> result) {
+        result.forEach((key, value) -> {
+            if (!NOT_IN_TABLE.contains(key)) {
+                out.printf(Locale.ROOT, "%-22s %s%n", key,
+                    value instanceof Double d ? String.format(Locale.ROOT, "%.1f", d) : value);
+            }
+        });
+        if (!(Boolean) result.get("heap_settled")
+            && (Double) result.get("heap_bytes_per_batch") > BenchWarmup.SETTLED_BYTES_PER_BATCH) {
+            out.printf(Locale.ROOT, "note: heap_bytes_per_batch may still include JIT warm-up (%.1f s of warm-up%s);"
+                + " --warmup auto waits until it settles%n", (Double) result.get("warmup_s"),
+                BenchWarmup.parse(warmup) == null ? ", auto stopped at its cap" : "");
+        }
+        double loaderMs = (Double) result.get("ms_per_batch");
+        if (stepMs == null) {
+            out.println("data-wait: not measured (bench runs no training step); --step-ms MS, your step's time per"
+                + " batch, says whether the loader keeps up");
+        } else if (loaderMs <= stepMs) {
+            out.printf(Locale.ROOT, "keeps up: the loader fills a batch in %.1f ms, your step takes %.1f ms"
+                + " (%.1fx headroom); expect ~0 %% data-wait if training leaves the loader its cores%n",
+                loaderMs, stepMs, stepMs / loaderMs);
+        } else {
+            out.printf(Locale.ROOT, "does not keep up: the loader fills a batch in %.1f ms, your step takes %.1f ms;"
+                + " expect ~%.0f %% data-wait: more --workers (now %s) where cores are free, or raw/lz4 shards instead"
+                + " of jpeg%n", loaderMs, stepMs, (Double) result.get("expected_data_wait_pct"),
+                result.get("workers"));
+        }
     }
 
     private int runSweep(String problem, DeviceBackend backend, LoaderOptions options) {
@@ -155,11 +203,10 @@ final class BenchCommand implements Callable<Integer> {
     Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
                                         DeviceBatchPipeline pipeline) {
         DeviceLane lane = pipeline == null ? null : new DeviceLane(loader, pipeline);
-        int epoch = 0;
-        long warmupEnd = System.nanoTime() + (long) (warmup * 1e9);
-        do {
-            runEpoch(loader, epoch++, lane);
-        } while (System.nanoTime() < warmupEnd);
+        int[] next = {0};
+        BenchWarmup.Outcome warm = BenchWarmup.run(BenchWarmup.parse(warmup), loader,
+            () -> runEpoch(loader, next[0]++, lane));
+        int epoch = next[0];
         PipelineStats deviceBefore = lane == null ? null : lane.stream.stats();
         LoaderStats before = loader.stats();
         long fetchedBefore = dataset.bytesFetched();
@@ -185,7 +232,16 @@ final class BenchCommand implements Callable<Integer> {
         result.put("data_wait_pct", after.dataWaitPercent());
         result.put("worker_busy_pct", (after.workerBusyPercent() * after.seconds()
             - before.workerBusyPercent() * before.seconds()) / elapsed);
+        double msPerBatch = batches > 0 ? elapsed * 1e3 / batches : 0.0;
+        result.put("ms_per_batch", msPerBatch);
+        if (stepMs != null) {
+            result.put("step_ms", stepMs);
+            // The trainer steps every max(step, batch) ms and waits for the part the loader takes longer.
+            result.put("expected_data_wait_pct", msPerBatch <= stepMs ? 0.0 : 100.0 * (msPerBatch - stepMs) / msPerBatch);
+        }
         result.put("heap_bytes_per_batch", batches > 0 ? (double) heap / batches : 0.0);
+        result.put("warmup_s", warm.seconds());
+        result.put("heap_settled", warm.settled());
         result.put("workers", options.workers());
         result.put("batch", options.batchSize());
         result.put("crop", options.crop());

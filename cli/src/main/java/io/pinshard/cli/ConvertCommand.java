@@ -11,6 +11,7 @@ import io.pinshard.writer.convert.FolderLister;
 import io.pinshard.writer.convert.InputListing;
 import io.pinshard.writer.convert.ManifestLister;
 import io.pinshard.writer.convert.OutputCodec;
+import io.pinshard.writer.convert.OutputTakenException;
 import io.pinshard.writer.convert.PartSpec;
 import io.pinshard.writer.convert.SizeParser;
 import io.pinshard.writer.convert.WebDatasetLister;
@@ -30,8 +31,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pinshard convert INPUT -o DIR}: image folder, CSV/JSONL manifest or WebDataset tars into a
- * pinshard dataset. Exit 0 done (rejections listed), 1 write failure or rejections under --strict,
- * 2 usage errors.
+ * pinshard dataset. Exit 0 done (rejections listed), 1 write failure, an output that holds another dataset
+ * or rejections under --strict, 2 usage errors and inputs with nothing to convert.
  */
 @Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Convert images into a pinshard dataset: every image resized to the same shorter side, RGB uint8,"
@@ -43,7 +44,8 @@ import picocli.CommandLine.Parameters;
         + " shards (one .tar or a folder of them; label from .cls or a .json \"label\")."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
-        "1:a write failed, or inputs were rejected under --strict", "2:usage error"})
+        "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
+        "2:usage error, or INPUT holds no images (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
     enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET }
 
@@ -157,13 +159,18 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("input " + input + " does not exist");
         }
         InputListing listing = list();
+        if (listing.items().isEmpty()) {
+            // Before anything is written: an empty dataset that verifies would only fail later, in the loader.
+            throw new IllegalArgumentException(nothingToConvert(listing));
+        }
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
         ConvertSummary summary;
         PrintStream log = System.err;
         try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, log, Duration.ofSeconds(10))) {
             summary = new Converter(options, reporter).run(listing, partSpec, output);
         } catch (ConvertException e) {
-            err.println("pinshard convert: " + e.getMessage());
+            err.println("pinshard convert: " + e.getMessage()
+                + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""));
             err.flush();
             return 1;
         }
@@ -192,14 +199,46 @@ final class ConvertCommand implements Callable<Integer> {
         return pushed;
     }
 
+    /** What to do about an output directory that is taken, in this command's flags. */
+    private static String remedy(OutputTakenException taken, boolean staged) {
+        String flag = staged ? "--staging" : "-o";
+        String dir = taken.output().toString();
+        return switch (taken.holds()) {
+            case ANOTHER_DATASET -> "To keep it, give " + flag + " a new directory; to replace it, remove it first: rm -r "
+                + dir;
+            case ANOTHER_CONVERSION -> "To finish that conversion, rerun the command that started it; else give " + flag
+                + " a new directory, or remove this one to start over: rm -r " + dir;
+            case OTHER_FILES -> "Give " + flag + " a new or empty directory (convert never deletes files it did not write)";
+        };
+    }
+
+    /** Why {@code listing} (of no inputs) is refused, naming INPUT and what convert looks for in it. */
+    private String nothingToConvert(InputListing listing) throws IOException {
+        String ignored = listing.ignored() == 0 ? ""
+            : " (" + listing.ignored() + " file(s) ignored: hidden, or not an image extension)";
+        InputKind kind = kind();
+        String found = switch (kind) {
+            case MANIFEST -> "lists no rows";
+            case WEBDATASET -> "holds no tar samples" + ignored;
+            default -> "holds no images" + ignored;
+        };
+        String expected = kind == InputKind.FOLDER && labels == Labels.AUTO
+            ? " (convert expects INPUT/CLASS/IMAGE, one folder per class; --labels none takes images anywhere in it)" : "";
+        return "input " + input + " " + found + ": nothing to convert, no dataset written" + expected;
+    }
+
+    /** --input-kind, auto resolved from INPUT. */
+    private InputKind kind() throws IOException {
+        if (inputKind != InputKind.AUTO) {
+            return inputKind;
+        }
+        return ManifestLister.isManifest(input) ? InputKind.MANIFEST
+            : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET : InputKind.FOLDER;
+    }
+
     private InputListing list() throws IOException {
         boolean labelled = labels == Labels.AUTO;
-        InputKind kind = inputKind;
-        if (kind == InputKind.AUTO) {
-            kind = ManifestLister.isManifest(input) ? InputKind.MANIFEST
-                : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET : InputKind.FOLDER;
-        }
-        return switch (kind) {
+        return switch (kind()) {
             case MANIFEST -> ManifestLister.list(input, labelled, allowOutsidePaths);
             case WEBDATASET -> WebDatasetLister.list(input, labelled);
             default -> FolderLister.list(input, labelled);

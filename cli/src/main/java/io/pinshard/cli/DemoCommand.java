@@ -153,7 +153,7 @@ final class DemoCommand implements Callable<Integer> {
         int preview = commands.getSubcommands().containsKey("preview")
             ? commands.execute("preview", dataset.toString(), "--out", sheet.toString()) : -1;
         out.printf("  dataset    %s   (try: pinshard inspect %s; pinshard verify %s)%n", dataset, dataset, dataset);
-        out.printf("  preview    %s%n", preview == 0 ? previewOut.toString().trim().replaceFirst("^wrote ", "")
+        out.printf("  preview    %s%n", preview == 0 ? previewOut.toString().lines().findFirst().orElse("").replaceFirst("^wrote ", "")
             : preview < 0 ? "not written (this build has no preview command)"
             : "not written (pinshard preview failed with exit " + preview + ")");
         out.flush();

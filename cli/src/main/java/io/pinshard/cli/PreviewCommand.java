@@ -4,23 +4,28 @@ import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imwrite;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGB2BGR;
 import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
+import static org.bytedeco.opencv.global.opencv_imgproc.FONT_HERSHEY_SIMPLEX;
+import static org.bytedeco.opencv.global.opencv_imgproc.LINE_AA;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
+import static org.bytedeco.opencv.global.opencv_imgproc.getTextSize;
+import static org.bytedeco.opencv.global.opencv_imgproc.putText;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.reader.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.Loader;
 import io.pinshard.reader.loader.LoaderMode;
 import io.pinshard.reader.loader.LoaderOptions;
-import io.pinshard.reader.loader.SampleOrder;
+import io.pinshard.reader.loader.RecordCropper;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.bytedeco.opencv.opencv_core.Mat;
+import org.bytedeco.opencv.opencv_core.Point;
 import org.bytedeco.opencv.opencv_core.Rect;
 import org.bytedeco.opencv.opencv_core.Scalar;
 import org.bytedeco.opencv.opencv_core.Size;
@@ -31,12 +36,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code pinshard preview DIR --out sheet.png}: a contact sheet whose first row shows stored images
- * (whole, scaled to fit a tile) and whose next rows show the loader's augmented crops of the same
- * records in successive epochs, plus one eval-mode row, so a person can check crops, flips and colours.
+ * {@code pinshard preview DIR --out sheet.png}: a contact sheet of records chosen across the classes (one column
+ * each, captioned with its class and key), whose first row shows the stored images (whole, scaled to fit a tile)
+ * and whose next rows show the loader's augmented crops of the same records in successive epochs, plus one
+ * eval-mode row, each row captioned, so a person can check labels, crops, flips and colours.
  */
 @Command(name = "preview", mixinStandardHelpOptions = true,
-    description = "Write a contact sheet (PNG) of stored images and the loader's augmented crops of them.")
+    description = {"Write a contact sheet (PNG) of stored images and the loader's augmented crops of them.",
+        "The records are chosen across the classes (round-robin, shuffled within a class by --seed; with more classes"
+            + " than --count, one record of each of --count classes spread over the class list); each column is"
+            + " captioned with the record's class and key, each row with what it shows, and the records are listed."})
 final class PreviewCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
         + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
@@ -60,13 +69,17 @@ final class PreviewCommand implements Callable<Integer> {
     @Mixin
     CrcOption crc = new CrcOption();
 
-    @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "0", description = "Seed of the records chosen and of the crops (default ${DEFAULT-VALUE}).")
     long seed;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     private static final int GAP = 4;
+    /** Caption text: white Hershey simplex, small enough for about 28 characters over a 224-px tile. */
+    private static final double FONT_SCALE = 0.4;
+    static final int LINE = 14;
+    private static final Scalar TEXT = new Scalar(255, 255, 255, 0);
 
     @Override
     public Integer call() {
@@ -74,34 +87,115 @@ final class PreviewCommand implements Callable<Integer> {
             throw new IllegalArgumentException("need --count >= 1, --epochs >= 0, --crop >= 8");
         }
         try (Dataset dataset = location.open(directory)) {
-            int shown = (int) Math.min(count, dataset.size());
+            long[] records = PreviewSample.choose(dataset, count, seed);
+            int shown = records.length;
             int rows = 2 + epochs;
-            try (Mat sheet = new Mat(rows * (crop + GAP) + GAP, shown * (crop + GAP) + GAP, CV_8UC3,
+            try (Mat sheet = new Mat(top() + rows * rowHeight(), shown * (crop + GAP) + GAP, CV_8UC3,
                     new Scalar(40, 40, 40, 0))) {
-                drawStored(dataset, sheet, shown);
-                LoaderOptions train = LoaderOptions.builder().batchSize(shown).crop(crop).workers(2).seed(seed)
-                    .crcCheck(crc.mode())
-                    .order(SampleOrder.SEQUENTIAL).build();
-                drawCrops(dataset, train, sheet, shown, 1, epochs);
-                drawCrops(dataset, train.toBuilder().mode(LoaderMode.EVAL).build(), sheet, shown, 1 + epochs, 1);
+                String[] classNames = captionRecords(dataset, sheet, records);
+                caption(sheet, 0, "stored images (whole, scaled to fit)");
+                drawStored(dataset, sheet, records);
+                LoaderOptions train = LoaderOptions.builder().batchSize(shown).crop(crop).workers(1).seed(seed)
+                    .crcCheck(crc.mode()).build();
+                for (int e = 0; e < epochs; e++) {
+                    caption(sheet, 1 + e, "training crops, epoch " + e);
+                    drawCrops(dataset, train, sheet, records, 1 + e, e);
+                }
+                caption(sheet, 1 + epochs, "eval crops");
+                drawCrops(dataset, train.toBuilder().mode(LoaderMode.EVAL).build(), sheet, records, 1 + epochs, 0);
                 try (Mat bgr = new Mat()) {
                     cvtColor(sheet, bgr, COLOR_RGB2BGR);
                     if (!imwrite(out.toString(), bgr)) {
                         throw new IllegalArgumentException("cannot write " + out);
                     }
                 }
+                PrintWriter printer = spec.commandLine().getOut();
+                printer.printf(Locale.ROOT, "wrote %s: %d records of %d classes; row 1 stored images, rows 2-%d training"
+                    + " crops (epochs 0-%d), last row eval crops%n", out, shown,
+                    java.util.Arrays.stream(classNames).distinct().count(), 1 + epochs, epochs - 1);
+                for (int i = 0; i < shown; i++) {
+                    printer.printf(Locale.ROOT, "  column %d: record %d  class %s  key %s%n", i + 1, records[i],
+                        classNames[i], dataset.record(records[i], new RecordView()).key());
+                }
+                printer.flush();
             }
-            spec.commandLine().getOut().printf("wrote %s: row 1 stored images, rows 2-%d training crops (epochs 0-%d), "
-                + "last row eval crops; records 0-%d%n", out, 1 + epochs, epochs - 1, shown - 1);
         }
         return 0;
     }
 
-    private void drawStored(Dataset dataset, Mat sheet, int shown) {
+    /** Height of the record captions above the first row: class, then key. */
+    private static int top() {
+        return GAP + 2 * LINE + 2;
+    }
+
+    /** A row: its caption line, then the tiles. */
+    private int rowHeight() {
+        return LINE + crop + GAP;
+    }
+
+    private int tileX(int column) {
+        return GAP + column * (crop + GAP);
+    }
+
+    private int tileY(int row) {
+        return top() + row * rowHeight() + LINE;
+    }
+
+    /** Writes each column's class and key above the first row; returns the class names. */
+    private String[] captionRecords(Dataset dataset, Mat sheet, long[] records) {
+        List<String> classes = dataset.classes();
+        String[] names = new String[records.length];
+        RecordView view = new RecordView();
+        for (int i = 0; i < records.length; i++) {
+            dataset.record(records[i], view);
+            int label = view.label();
+            names[i] = label >= 0 && label < classes.size() ? classes.get(label) : "(unlabeled)";
+            text(sheet, fitted(names[i], false), tileX(i), GAP + LINE - 3);
+            text(sheet, fitted(view.key(), true), tileX(i), GAP + 2 * LINE - 3);
+        }
+        return names;
+    }
+
+    /** Writes {@code caption} over the whole width above row {@code row}'s tiles. */
+    private void caption(Mat sheet, int row, String caption) {
+        text(sheet, caption, GAP, tileY(row) - 3);
+    }
+
+    private static void text(Mat sheet, String text, int x, int baseline) {
+        if (!text.isEmpty()) {
+            putText(sheet, text, new Point(x, baseline), FONT_HERSHEY_SIMPLEX, FONT_SCALE, TEXT, 1, LINE_AA, false);
+        }
+    }
+
+    /**
+     * {@code text} in printable ASCII (what the Hershey font draws), cut to the tile's width: a key keeps its end
+     * (the file name), a class name its start.
+     */
+    private String fitted(String text, boolean keepEnd) {
+        StringBuilder ascii = new StringBuilder();
+        text.codePoints().forEach(c -> ascii.append(c >= 0x20 && c < 0x7f ? (char) c : '?'));
+        String whole = ascii.toString();
+        for (int kept = whole.length(); kept > 0; kept--) {
+            String shown = kept == whole.length() ? whole
+                : keepEnd ? "..." + whole.substring(whole.length() - kept) : whole.substring(0, kept) + "...";
+            if (width(shown) <= crop) {
+                return shown;
+            }
+        }
+        return "";
+    }
+
+    private static int width(String text) {
+        try (Size size = getTextSize(text, FONT_HERSHEY_SIMPLEX, FONT_SCALE, 1, new int[1])) {
+            return size.width();
+        }
+    }
+
+    private void drawStored(Dataset dataset, Mat sheet, long[] records) {
         io.pinshard.reader.RecordDecoder decoder = new io.pinshard.reader.RecordDecoder(crc.mode());
         RecordView view = new RecordView();
-        for (int i = 0; i < shown; i++) {
-            dataset.record(i, view);
+        for (int i = 0; i < records.length; i++) {
+            dataset.record(records[i], view);
             try (NativeRegion pixels = HostMemoryAllocator.INSTANCE.allocate(view.decodedBytes(), 64)) {
                 decoder.decode(view, pixels.address(), view.decodedBytes());
                 int type = org.bytedeco.opencv.global.opencv_core.CV_8UC(view.channels());
@@ -119,8 +213,7 @@ final class PreviewCommand implements Callable<Integer> {
                     int w = Math.max(1, (int) Math.round(view.width() * scale));
                     int h = Math.max(1, (int) Math.round(view.height() * scale));
                     resize(rgb, fitted, new Size(w, h), 0, 0, INTER_AREA);
-                    try (Mat tile = new Mat(sheet, new Rect(GAP + i * (crop + GAP) + (crop - w) / 2,
-                            GAP + (crop - h) / 2, w, h))) {
+                    try (Mat tile = new Mat(sheet, new Rect(tileX(i) + (crop - w) / 2, tileY(0) + (crop - h) / 2, w, h))) {
                         fitted.copyTo(tile);
                     }
                 }
@@ -128,20 +221,15 @@ final class PreviewCommand implements Callable<Integer> {
         }
     }
 
-    private void drawCrops(Dataset dataset, LoaderOptions options, Mat sheet, int shown, int row, int rows) {
-        try (Loader loader = Loader.open(dataset, options)) {
-            for (int r = 0; r < rows; r++) {
-                try (Epoch epoch = loader.epoch(r)) {
-                    try (Batch batch = epoch.next()) {
-                        for (int i = 0; i < batch.size(); i++) {
-                            try (Mat image = new Mat(crop, crop, CV_8UC3,
-                                    new AddressPointer().at(batch.imageAddress(i), batch.imageBytes()));
-                                 Mat tile = new Mat(sheet, new Rect(GAP + i * (crop + GAP), GAP + (row + r) * (crop + GAP),
-                                     crop, crop))) {
-                                image.copyTo(tile);
-                            }
-                        }
-                    }
+    /** Row {@code row}: the crop the loader with {@code options} gives each record in {@code epoch}. */
+    private void drawCrops(Dataset dataset, LoaderOptions options, Mat sheet, long[] records, int row, int epoch) {
+        try (RecordCropper cropper = new RecordCropper(dataset, options);
+             NativeRegion pixels = HostMemoryAllocator.INSTANCE.allocate(cropper.cropBytes(), 64)) {
+            for (int i = 0; i < records.length; i++) {
+                cropper.crop(records[i], epoch, pixels.address());
+                try (Mat image = new Mat(crop, crop, CV_8UC3, new AddressPointer().at(pixels.address(), cropper.cropBytes()));
+                     Mat tile = new Mat(sheet, new Rect(tileX(i), tileY(row), crop, crop))) {
+                    image.copyTo(tile);
                 }
             }
         }

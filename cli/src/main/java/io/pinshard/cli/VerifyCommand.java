@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.DatasetFiles;
+import io.pinshard.format.Json;
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.reader.DatasetVerifier;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pinshard verify DIR [--no-decode] [--allow-links-outside]}: check every byte, and by default
- * decode every payload. Exit 0 intact, 1 corrupt, 2 usage or not a dataset.
+ * decode every payload. Exit 0 intact, 1 corrupt or empty (0 records), 2 usage or not a dataset.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
     description = {"Check every byte of a dataset: files (regular files only, no shard listed twice), "
@@ -26,7 +27,9 @@ import picocli.CommandLine.Parameters;
         + "every payload decoded as the loader decodes it and checked against its index entry "
         + "(decoded size, lz4 block length, jpeg frame against height x width x channels), so that a dataset "
         + "that verifies also loads.",
-        "Exit 0 when intact, 1 when anything is corrupt, 2 for usage errors or a path that is not a dataset."})
+        "Exit 0 when intact, 1 when anything is corrupt or the dataset is intact but empty (0 records: the loader"
+            + " refuses it, so it would fail at training time, and an empty dataset is most likely a convert of the"
+            + " wrong folder), 2 for usage errors or a path that is not a dataset."})
 final class VerifyCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATASET", description = "Dataset directory (holds manifest.json), or "
         + "s3://bucket/prefix (streamed through the node's shard cache: see --cache-dir, --cache-limit).")
@@ -58,6 +61,7 @@ final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<Problem> problems;
+        long records;
         try {
             if (threads < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1: " + threads);
@@ -65,16 +69,23 @@ final class VerifyCommand implements Callable<Integer> {
             if (S3Location.isRemote(directory)) {
                 try (S3ShardSource source = location.source(directory)) {
                     problems = source.verify(decode);
+                    records = source.manifest().records();
                 }
             } else {
-                problems = new DatasetVerifier(decode, allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault(),
-                    threads).verify(Path.of(directory));
+                boolean allowLinks = allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault();
+                problems = new DatasetVerifier(decode, allowLinks, threads).verify(Path.of(directory));
+                records = problems.isEmpty() ? Json.readManifest(Path.of(directory), allowLinks).records() : -1;
             }
         } catch (ShardFormatException e) {
             err.println("pinshard verify: " + e.getMessage());
             return PinshardCommand.EXIT_USAGE;
         }
         String shown = Printable.escape(directory);
+        if (problems.isEmpty() && records == 0) {
+            out.println(shown + ": intact but empty: 0 records (the loader refuses a dataset without records)");
+            out.flush();
+            return 1;
+        }
         if (problems.isEmpty()) {
             out.println(shown + ": intact" + (decode ? "" : " (checksums and structure; payloads not decoded)"));
             out.flush();

@@ -65,6 +65,22 @@ class LoaderCommandsTest {
         assertTrue(json.get("images_per_s").asDouble() > 0);
         assertEquals(json.get("images").asDouble() * 16 * 16 * 3 / 1e6 / json.get("seconds").asDouble(),
             json.get("mb_per_s").asDouble(), 1e-6);
+        assertEquals(json.get("seconds").asDouble() * 1e3 / json.get("batches").asDouble(),
+            json.get("ms_per_batch").asDouble(), 1e-6);
+        assertTrue(json.get("warmup_s").asDouble() >= 0.1 && json.has("heap_settled"), result[1]);
+    }
+
+    /** A step faster than the loader: the data-wait to expect, and what to change; bad values are usage errors. */
+    @Test
+    void benchSaysWhenTheLoaderCannotKeepUpWithTheStep() throws Exception {
+        String data = dataset().toString();
+        String[] result = run("bench", data, "--batch", "5", "--crop", "16", "--workers", "1",
+            "--seconds", "0.2", "--warmup", "0", "--step-ms", "0.000001");
+        assertEquals("0", result[0], result[2]);
+        assertTrue(result[1].contains("does not keep up") && result[1].contains("more --workers (now 1)"), result[1]);
+        assertTrue(result[1].contains("expected_data_wait_pct") && !result[1].contains("\ndata_wait_pct"), result[1]);
+        assertEquals("2", run("bench", data, "--step-ms", "0")[0]);
+        assertEquals("2", run("bench", data, "--warmup", "soon")[0]);
     }
 
     @Test
@@ -150,7 +166,9 @@ class LoaderCommandsTest {
             "--epochs", "2");
         assertEquals("0", result[0], result[2]);
         try (Mat image = imread(sheet.toString())) {
-            assertEquals(4 * (32 + 4) + 4, image.rows(), "stored row, two training rows, one eval row");
+            int line = PreviewCommand.LINE;
+            assertEquals(4 + 2 * line + 2 + 4 * (line + 32 + 4), image.rows(),
+                "record captions, then stored row, two training rows, one eval row, each under its caption");
             assertEquals(6 * (32 + 4) + 4, image.cols());
         }
     }

@@ -23,4 +23,18 @@ class PinshardCommandTest {
         }
         assertEquals(all.getSubcommands().keySet(), PinshardCommand.newCommandLine(null).getSubcommands().keySet());
     }
+
+    /** picocli formats descriptions with String.format: a lone '%' makes it warn on stderr and print the text raw. */
+    @Test
+    void everyUsageFormatsWithoutAWarning() {
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            PinshardCommand.newCommandLine().getSubcommands().values().forEach(CommandLine::getUsageMessage);
+        } finally {
+            System.setErr(stderr);
+        }
+        assertEquals("", warnings.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
 }

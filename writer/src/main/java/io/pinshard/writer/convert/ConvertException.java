@@ -1,7 +1,7 @@
 package io.pinshard.writer.convert;
 
 /** A conversion could not go on: the output cannot be written or is not this run's. The message says what to do. */
-public final class ConvertException extends Exception {
+public class ConvertException extends Exception {
     public ConvertException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -199,12 +199,12 @@ public final class Converter {
         }
         if (journal == null) {
             if (entries.stream().anyMatch(p -> !isOurs(p))) {
-                throw new ConvertException("output directory " + output + " is not empty and holds no unfinished conversion;"
-                    + " choose an empty or new directory", null);
+                throw new OutputTakenException(output, OutputTakenException.Holding.OTHER_FILES, "output directory "
+                    + output + " is not empty and holds no unfinished conversion");
             }
         } else if (!journal.runFingerprint().equals(runFingerprint)) {
-            throw new ConvertException("output directory " + output + " holds an unfinished conversion of other inputs or"
-                + " options; run that command again to finish it, or choose another directory", null);
+            throw new OutputTakenException(output, OutputTakenException.Holding.ANOTHER_CONVERSION, "output directory "
+                + output + " holds an unfinished conversion of other inputs or options");
         }
         List<ConvertJournal.JournalShard> intact = journal == null ? List.of() : journal.intactPrefix(output);
         List<String> keep = intact.stream().map(s -> s.shard().file()).toList();
@@ -233,7 +233,10 @@ public final class Converter {
         if (convert instanceof Map<?, ?> map && runFingerprint.equals(map.get("runFingerprint"))) {
             return manifest;
         }
-        throw new ConvertException("output directory " + output + " already holds a different dataset", null);
+        throw new OutputTakenException(output, OutputTakenException.Holding.ANOTHER_DATASET, "output directory " + output
+            + " already holds a different dataset (" + manifest.records() + " records in " + manifest.shards().size()
+            + " shard(s), " + (convert instanceof Map<?, ?> ? "converted from other inputs or with other options"
+            : "not written by convert") + ")");
     }
 
     /** Identifies the inputs, the part and every option that shapes the output bytes. */
