@@ -299,7 +299,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     /**
      * Why the ring can no longer be trusted, or null while it is intact: the file is shorter than this server made
      * it (truncated, or replaced through {@code O_TRUNC}), or its header, read-only once published, changed. Reads
-     * the file through the channel, never the mapping; allocation-free.
+     * the file through the channel, never the mapping; allocation-free while the ring is intact.
      */
     @Override
     public synchronized RuntimeException damaged() {

@@ -14,6 +14,8 @@ import io.pinshard.reader.loader.Resampler;
 import io.pinshard.reader.loader.SampleOrder;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Measures (prints, asserts nothing) what the guarded ring writes cost serve's loader: the loader over a ring file
  * as pinshard serve runs it (OpenCV's output staged privately and copied into the slot with a guarded copy) next to
  * the same ring with OpenCV writing the slots directly (what serve did before), in alternated rounds of the same
- * run, for the OpenCV resampler (every sample staged) and auto (the vector kernel, which writes guarded anyway,
- * takes the boxes it can). Off by default; run on a quiet machine with
+ * run (after a warm-up, the order swapped every round), for the OpenCV resampler (every sample staged) and auto (the
+ * vector kernel, which writes guarded anyway, takes the boxes it can). Off by default; run on a quiet machine with
  * {@code mvn -B -o -Dpinshard.skipPhotos=true -pl serve -am test -Dtest=RingGuardCost
  * -Dsurefire.failIfNoSpecifiedTests=false -Dpinshard.measureRingGuard=true [-Dpinshard.ringGuardSeconds=6]}.
  */
@@ -48,24 +50,39 @@ class RingGuardCost {
         int rounds = Integer.getInteger("pinshard.ringGuardRounds", 3);
         Path data = writeDataset(temp.resolve("data"));
         try (Dataset dataset = Dataset.open(data)) {
+            imagesPerSecond(dataset, "opencv", true, seconds / 2, 0); // warms the JIT up for both
             for (String resampler : List.of("opencv", "auto")) {
                 List<Double> ratios = new ArrayList<>();
+                List<Double> cpuRatios = new ArrayList<>();
                 for (int round = 1; round <= rounds; round++) {
-                    double direct = imagesPerSecond(dataset, resampler, false, seconds, round);
-                    double guarded = imagesPerSecond(dataset, resampler, true, seconds, round);
-                    ratios.add(guarded / direct);
-                    System.out.printf(Locale.ROOT, "resampler %s round %d: direct %.0f images/s, guarded %.0f images/s,"
-                        + " guarded / direct %.3f%n", resampler, round, direct, guarded, guarded / direct);
+                    boolean guardedFirst = round % 2 == 0; // alternated: neither gains from going second
+                    Throughput first = imagesPerSecond(dataset, resampler, guardedFirst, seconds, round);
+                    Throughput second = imagesPerSecond(dataset, resampler, !guardedFirst, seconds, round);
+                    Throughput direct = guardedFirst ? second : first;
+                    Throughput guarded = guardedFirst ? first : second;
+                    ratios.add(guarded.imagesPerSecond() / direct.imagesPerSecond());
+                    cpuRatios.add(guarded.workerCpuMicrosPerImage() / direct.workerCpuMicrosPerImage());
+                    System.out.printf(Locale.ROOT, "resampler %s round %d: direct %.0f images/s (%.1f worker CPU us per "
+                        + "image), guarded %.0f images/s (%.1f us); guarded / direct: throughput %.3f, CPU per image "
+                        + "%.3f%n", resampler, round, direct.imagesPerSecond(), direct.workerCpuMicrosPerImage(),
+                        guarded.imagesPerSecond(), guarded.workerCpuMicrosPerImage(), ratios.get(round - 1),
+                        cpuRatios.get(round - 1));
                 }
                 ratios.sort(null);
-                System.out.printf(Locale.ROOT, "resampler %s: median guarded / direct %.3f over %d rounds%n", resampler,
-                    ratios.get(ratios.size() / 2), rounds);
+                cpuRatios.sort(null);
+                System.out.printf(Locale.ROOT, "resampler %s: median guarded / direct over %d rounds: throughput %.3f,"
+                    + " worker CPU per image %.3f%n", resampler, rounds, ratios.get(ratios.size() / 2),
+                    cpuRatios.get(cpuRatios.size() / 2));
             }
         }
     }
 
+    /** Images per second, and the CPU time the loader's workers spent per image (what contention hurts least). */
+    private record Throughput(double imagesPerSecond, double workerCpuMicrosPerImage) {
+    }
+
     /** The loader over a fresh ring file in /dev/shm for {@code seconds}, batches released as they arrive. */
-    private double imagesPerSecond(Dataset dataset, String resampler, boolean guarded, double seconds, int round) {
+    private Throughput imagesPerSecond(Dataset dataset, String resampler, boolean guarded, double seconds, int round) {
         Path path = Path.of("/dev/shm", "pinshard-guard-cost-" + ProcessHandle.current().pid() + ".ring");
         LoaderOptions base = LoaderOptions.builder().batchSize(64).crop(224).workers(2).prefetch(4)
             .order(SampleOrder.RANDOM).seed(round).resampler(Resampler.parse(resampler)).dataWaitWarning(1e9, 50)
@@ -75,6 +92,7 @@ class RingGuardCost {
                  .build())) {
             long images = 0;
             long started = 0;
+            long cpuAtStart = 0;
             long end = Long.MAX_VALUE;
             for (int epoch = 0; System.nanoTime() < end; epoch++) {
                 try (Epoch batches = loader.epoch(epoch)) {
@@ -82,6 +100,7 @@ class RingGuardCost {
                         try (batch) {
                             if (started == 0) { // from the first batch: worker start-up is not the cost measured
                                 started = System.nanoTime();
+                                cpuAtStart = workerCpuNanos(loader);
                                 end = started + (long) (seconds * TimeUnit.SECONDS.toNanos(1));
                             } else {
                                 images += batch.size();
@@ -93,8 +112,20 @@ class RingGuardCost {
                     }
                 }
             }
-            return images / ((System.nanoTime() - started) / 1e9);
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            return new Throughput(images / elapsed, (workerCpuNanos(loader) - cpuAtStart) / 1e3 / images);
         }
+    }
+
+    private static long workerCpuNanos(Loader loader) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith(loader.name() + "-worker-")) {
+                total += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return total;
     }
 
     /** The ring as an allocator that says its memory is private: the loader lets OpenCV write its slots directly. */
