@@ -114,7 +114,10 @@ class ServeRingTamperTest {
             tamper(ring, tamper, new Random(delayMillis));
             long tampered = System.nanoTime();
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                return tamper + " after " + delayMillis + " ms: the server still runs 10 s later";
+                new ProcessBuilder("kill", "-QUIT", Long.toString(server.pid())).start().waitFor(); // a thread dump
+                Thread.sleep(1000);
+                return tamper + " after " + delayMillis + " ms: the server still runs 10 s later\n"
+                    + Files.readString(stdout) + Files.readString(stderr);
             }
             long exitMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - tampered);
             String errors = Files.readString(stderr);

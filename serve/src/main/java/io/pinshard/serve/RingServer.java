@@ -3,6 +3,7 @@ package io.pinshard.serve;
 import static io.pinshard.serve.RingDescriptor.*;
 
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.ReadGuard;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.Loader;
@@ -114,7 +115,10 @@ public final class RingServer implements AutoCloseable {
         // A fault of a ring access is reported a little after it, anywhere in the thread, also inside its catch
         // block: whatever ends a thread is a failure of the server.
         publisher.setUncaughtExceptionHandler((thread, e) -> fail(e));
-        control.setUncaughtExceptionHandler((thread, e) -> fail(e));
+        control.setUncaughtExceptionHandler((thread, e) -> {
+            fail(e);
+            stopped.countDown(); // the error may have come inside control()'s finally, before its count-down
+        });
     }
 
     /** Builds the loader over the ring at {@code ringPath} and starts serving; the ring is ready on return. */
@@ -149,7 +153,7 @@ public final class RingServer implements AutoCloseable {
 
     /** Waits until the server stops (owner gone, {@code once} done, a failure, or {@link #close()}). */
     public boolean awaitStop(long timeout, TimeUnit unit) throws InterruptedException {
-        return stopped.await(timeout, unit);
+        return stopped.await(timeout, unit) || control.getState() == Thread.State.TERMINATED;
     }
 
     /** The failure that stopped the server, or null. */
@@ -437,6 +441,10 @@ public final class RingServer implements AutoCloseable {
      */
     private void fail(Throwable e) {
         stopping = true;
+        if (ring.truncated()) {
+            // Faults were reported late, maybe between a guard's acquire and release: closes must not wait on them.
+            ReadGuard.mappingFaulted();
+        }
         Throwable reported = e instanceof InternalError ? ring.faulted(e) : e;
         String message = reported.getMessage() != null ? reported.getMessage() : reported.toString();
         synchronized (failureLock) {
@@ -471,6 +479,9 @@ public final class RingServer implements AutoCloseable {
             RuntimeException damage = failure == null ? ring.damaged() : null;
             if (damage != null) { // the threads ended before they could say why (a late fault in their failure path)
                 fail(damage);
+            }
+            if (failure != null) { // last: a refusal the publisher wrote after the failure does not hide it
+                ring.message("server failed: " + failure);
             }
         } finally {
             ring.close(failure != null ? STATUS_FAILED : STATUS_STOPPED);

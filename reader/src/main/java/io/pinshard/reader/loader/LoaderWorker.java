@@ -3,6 +3,7 @@ package io.pinshard.reader.loader;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.ReadGuard;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -194,7 +195,11 @@ final class LoaderWorker implements Runnable {
      * reads, where it looks like the shard's: every fault is checked against the slot memory first.
      */
     private RuntimeException slotMemoryDamage() {
-        return options.allocator().sharedWithOtherProcesses() ? options.allocator().damaged() : null;
+        RuntimeException damage = options.allocator().sharedWithOtherProcesses() ? options.allocator().damaged() : null;
+        if (damage != null) {
+            ReadGuard.mappingFaulted(); // the late error may have left a guard count behind: closes must not wait on it
+        }
+        return damage;
     }
 
     /** Adds the heap this thread allocated since the last count to its counter. */
