@@ -32,4 +32,24 @@ public interface BatchMemoryAllocator {
     default long liveBytes() {
         return -1;
     }
+
+    /**
+     * Whether another process can truncate or overwrite this memory while the loader writes it: a file mapping it
+     * shares, such as pinshard serve's ring. The loader then lets no native code write it, only JVM-guarded copies
+     * (Agrona/Unsafe), which HotSpot turns from a SIGBUS into an {@link InternalError}; elsewhere OpenCV writes
+     * batch slots directly. False by default: process-private memory.
+     */
+    default boolean sharedWithOtherProcesses() {
+        return false;
+    }
+
+    /**
+     * For {@link #sharedWithOtherProcesses() shared} memory: the error to report because another process truncated
+     * or overwrote it, naming what it is; null while it is intact (always, by default). The loader asks when a
+     * guarded access faulted, to tell a fault of this memory from one of the shard it was reading: HotSpot reports
+     * such a fault a little after the access, so where it surfaces does not say.
+     */
+    default RuntimeException damaged() {
+        return null;
+    }
 }

@@ -35,6 +35,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>An existing file at the path is replaced only when it is a ring whose server is gone (a crash left it); a live
  * server's ring or a file that is not a ring is refused, naming it.
+ *
+ * <p>Another process can truncate or overwrite the file under the mapping, so the ring is {@linkplain
+ * #sharedWithOtherProcesses() shared memory} to the loader (no native code writes it) and {@link #damaged()} says,
+ * from the file's length and header read through the channel (never through the mapping, which could fault), when
+ * that happened. Writes after a truncation are skipped, and the mapping is then left to the process's exit: a write
+ * into lost pages faults, and HotSpot reports that fault a little later in the writing thread, which inside the
+ * unmapping Cleaner would end the JVM ("Cleaner terminated abnormally").
  */
 public final class RingFile extends RegionCountingAllocator implements AutoCloseable {
     private static final String TEMP_INFIX = ".tmp-";
@@ -51,6 +58,11 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     private long slotsOffset;
     private long stride;
     private long slotBytes;
+    private long fileLength;
+    /** The header as this server wrote it (read-only once published), and a buffer to read the file's back into. */
+    private final byte[] publishedHeader = new byte[HEADER_END];
+    private final ByteBuffer headerInFile = ByteBuffer.allocateDirect(HEADER_END);
+    private boolean published;
     private boolean closed;
 
     private RingFile(Path path, int slots) {
@@ -173,6 +185,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
                 + e.getMessage(), e);
         }
         buffer = new UnsafeBuffer(mapping);
+        this.fileLength = fileLength;
         slotsOffset = slotsOffset(slots);
         stride = slotStride(length);
         slotBytes = length;
@@ -226,6 +239,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         b.putInt(RANK_OFFSET, geometry.rank());
         b.putInt(WORLD_SIZE_OFFSET, geometry.worldSize());
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
+        b.getBytes(0, publishedHeader);
+        published = true;
         b.putIntOrdered(STATUS_OFFSET, STATUS_READY);
         try {
             Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
@@ -234,8 +249,14 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         }
     }
 
-    /** Writes {@code message} (truncated to the block) into the message block; publish a status or result after. */
+    /**
+     * Writes {@code message} (truncated to the block) into the message block; publish a status or result after.
+     * Skipped when the file lost its pages (see the class note).
+     */
     public void message(String message) {
+        if (!controlPagesInFile()) {
+            return;
+        }
         byte[] bytes = message.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         int length = Math.min(bytes.length, MESSAGE_MAX_BYTES);
         buffer().putBytes(MESSAGE_OFFSET + Integer.BYTES, bytes, 0, length);
@@ -251,7 +272,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             return;
         }
         closed = true;
-        if (buffer != null) {
+        boolean truncated = truncated();
+        if (buffer != null && controlPagesInFile()) {
             buffer.putIntOrdered(STATUS_OFFSET, status);
         }
         deleteIfOurs(path);
@@ -261,7 +283,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         if (reaper != null) {
             reaper.close();
         }
-        if (mapping != null && liveRegions() == 0) {
+        if (mapping != null && liveRegions() == 0 && !truncated) {
             IoUtil.unmap(mapping);
             mapping = null;
         }
@@ -271,6 +293,71 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     @Override
     public void close() {
         close(STATUS_STOPPED);
+    }
+
+    /** Another process can truncate or overwrite the file: the loader must write it through guarded copies only. */
+    @Override
+    public boolean sharedWithOtherProcesses() {
+        return true;
+    }
+
+    /**
+     * Why the ring can no longer be trusted, or null while it is intact: the file is shorter than this server made
+     * it (truncated, or replaced through {@code O_TRUNC}), or its header, read-only once published, changed. Reads
+     * the file through the channel, never the mapping; allocation-free while the ring is intact.
+     */
+    @Override
+    public synchronized RuntimeException damaged() {
+        if (channel == null) {
+            return null;
+        }
+        long length = currentLength();
+        if (length < fileLength) {
+            return new RingFormatException("ring file " + path + " truncated or replaced by another process: "
+                + Math.max(length, 0) + " of its " + fileLength + " bytes are left");
+        }
+        if (published) {
+            try {
+                headerInFile.clear();
+                while (headerInFile.hasRemaining() && channel.read(headerInFile, headerInFile.position()) > 0) {
+                    // read the whole header
+                }
+            } catch (IOException e) {
+                return new RingFormatException("ring file " + path + " cannot be read back: " + e.getMessage());
+            }
+            for (int i = 0; i < HEADER_END; i++) {
+                if (headerInFile.get(i) != publishedHeader[i]) {
+                    return new RingFormatException("ring file " + path + " overwritten by another process: its "
+                        + "header changed at byte " + i + " (the server writes it once, before it publishes)");
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The error for a guarded access of the ring that faulted: {@link #damaged()}'s, or one naming the ring anyway. */
+    public RuntimeException faulted(Throwable fault) {
+        RuntimeException damage = damaged();
+        return damage != null ? damage : new RingFormatException("ring file " + path + " truncated or replaced by "
+            + "another process: an access to its mapping faulted (" + fault.getMessage() + ")");
+    }
+
+    /** Whether the file lost pages of the mapping (reads the length through the channel). */
+    synchronized boolean truncated() {
+        return channel != null && currentLength() < fileLength;
+    }
+
+    /** Whether the header, server, message, client and slot-header pages are still in the file: safe to write. */
+    synchronized boolean controlPagesInFile() {
+        return channel != null && currentLength() >= slotsOffset;
+    }
+
+    private long currentLength() {
+        try {
+            return channel.size();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     private void deleteIfOurs(Path file) {

@@ -3,6 +3,7 @@ package io.pinshard.serve;
 import static io.pinshard.serve.RingDescriptor.*;
 
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.ReadGuard;
 import io.pinshard.reader.loader.Batch;
 import io.pinshard.reader.loader.Epoch;
 import io.pinshard.reader.loader.Loader;
@@ -34,6 +35,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       (process gone, or no heartbeat for the client timeout) reclaims every slot it held.</li>
  * </ul>
  * Nothing is copied: the workers write into the slot, the client reads the same pages.
+ *
+ * <p>Another process can truncate or overwrite the file meanwhile. Every access to the ring is a JVM-guarded one
+ * (Agrona's {@link UnsafeBuffer}; the loader lets no native code write it), so a truncation faults as an
+ * {@link InternalError}, which either thread turns into the ring's error; the control thread also checks the file
+ * (length and header, through its channel) at every heartbeat. Either way the server stops with an error naming the
+ * ring. What it reads back from the client's fields only selects among its own actions (docs/RING.md, §9).
  */
 public final class RingServer implements AutoCloseable {
     /** Server heartbeat period; the client gives up after a few missed beats (docs/RING.md, "Liveness"). */
@@ -53,6 +60,8 @@ public final class RingServer implements AutoCloseable {
     private final long[] heldSequence;
     private final AtomicInteger outstanding = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** Guards {@link #failure}; not this: close() holds this while it joins the threads, which may be failing. */
+    private final Object failureLock = new Object();
     private final Thread publisher;
     private final Thread control;
     /** The session being served, 0 when none; written by the control thread. */
@@ -103,6 +112,13 @@ public final class RingServer implements AutoCloseable {
         this.control = new Thread(this::control, "serve-control");
         publisher.setDaemon(true);
         control.setDaemon(true);
+        // A fault of a ring access is reported a little after it, anywhere in the thread, also inside its catch
+        // block: whatever ends a thread is a failure of the server.
+        publisher.setUncaughtExceptionHandler((thread, e) -> fail(e));
+        control.setUncaughtExceptionHandler((thread, e) -> {
+            fail(e);
+            stopped.countDown(); // the error may have come inside control()'s finally, before its count-down
+        });
     }
 
     /** Builds the loader over the ring at {@code ringPath} and starts serving; the ring is ready on return. */
@@ -137,7 +153,7 @@ public final class RingServer implements AutoCloseable {
 
     /** Waits until the server stops (owner gone, {@code once} done, a failure, or {@link #close()}). */
     public boolean awaitStop(long timeout, TimeUnit unit) throws InterruptedException {
-        return stopped.await(timeout, unit);
+        return stopped.await(timeout, unit) || control.getState() == Thread.State.TERMINATED;
     }
 
     /** The failure that stopped the server, or null. */
@@ -290,6 +306,10 @@ public final class RingServer implements AutoCloseable {
                 }
                 long now = System.nanoTime();
                 if (now >= nextBeat) {
+                    RuntimeException damage = ring.damaged(); // also when no access faults: idle, or overwritten
+                    if (damage != null) {
+                        throw damage;
+                    }
                     buffer.putLongOrdered(HEARTBEAT_OFFSET, ++heartbeat);
                     nextBeat = now + HEARTBEAT_NANOS;
                     if (client != null) {
@@ -374,7 +394,9 @@ public final class RingServer implements AutoCloseable {
         if (taken > 0) {
             synchronized (held) { // not this: close() holds this while it joins the threads
                 reclaimed += taken;
-                buffer.putLongOrdered(RECLAIMED_OFFSET, reclaimed);
+                if (!stopping || ring.controlPagesInFile()) { // stopping: maybe for a truncated ring
+                    buffer.putLongOrdered(RECLAIMED_OFFSET, reclaimed);
+                }
             }
         }
         return taken;
@@ -412,17 +434,29 @@ public final class RingServer implements AutoCloseable {
 
     // ---- shutdown ----
 
+    /**
+     * Records the first failure and stops. An {@link InternalError} here is a guarded access of the ring that faulted
+     * (nothing else these threads touch is a mapping); it is reported a little after the access, possibly in this
+     * method, so stopping is set first.
+     */
     private void fail(Throwable e) {
-        String message = e.getMessage() != null ? e.getMessage() : e.toString();
-        synchronized (this) {
+        stopping = true;
+        if (ring.truncated()) {
+            // Faults were reported late, maybe between a guard's acquire and release: closes must not wait on them.
+            ReadGuard.mappingFaulted();
+        }
+        Throwable reported = e instanceof InternalError ? ring.faulted(e) : e;
+        String message = reported.getMessage() != null ? reported.getMessage() : reported.toString();
+        synchronized (failureLock) {
             if (failure == null) {
                 failure = message;
                 ring.message("server failed: " + message);
-                buffer.putIntOrdered(STATUS_OFFSET, STATUS_FAILED);
+                if (ring.controlPagesInFile()) { // a write into lost pages would fault again
+                    buffer.putIntOrdered(STATUS_OFFSET, STATUS_FAILED);
+                }
                 event("failed", "reason", message);
             }
         }
-        stopping = true;
     }
 
     /** Stops both threads and the loader, marks the ring stopped (or failed) and unlinks it. Idempotent. */
@@ -442,6 +476,13 @@ public final class RingServer implements AutoCloseable {
                 }
             }
             reclaimAll();
+            RuntimeException damage = failure == null ? ring.damaged() : null;
+            if (damage != null) { // the threads ended before they could say why (a late fault in their failure path)
+                fail(damage);
+            }
+            if (failure != null) { // last: a refusal the publisher wrote after the failure does not hide it
+                ring.message("server failed: " + failure);
+            }
         } finally {
             ring.close(failure != null ? STATUS_FAILED : STATUS_STOPPED);
             stopped.countDown();

@@ -4,8 +4,11 @@ import static io.pinshard.serve.RingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.pinshard.memory.NativeRegion;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -54,6 +57,35 @@ class RingFileTest {
             assertEquals(0, ring.liveRegions());
         }
         assertFalse(Files.exists(path));
+    }
+
+    @Test
+    void damagedSaysWhenAnotherProcessOverwroteOrTruncatedTheFileAndCloseThenLeavesItAlone() throws Exception {
+        Path path = temp.resolve("damaged.ring");
+        RingFile ring = RingFile.prepare(path, 2);
+        NativeRegion[] slots = {ring.allocate(10_000, 4096), ring.allocate(10_000, 4096)};
+        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1));
+        assertTrue(ring.sharedWithOtherProcesses(), "the loader must write the ring through guarded copies only");
+        assertNull(ring.damaged());
+        long length = Files.size(path);
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            file.write(ByteBuffer.wrap(new byte[] {'X'}), 3); // one byte of the magic
+            RuntimeException overwritten = ring.damaged();
+            assertNotNull(overwritten);
+            assertTrue(overwritten.getMessage().contains("ring file " + path + " overwritten by another process")
+                && overwritten.getMessage().contains("byte 3"), overwritten.getMessage());
+            file.truncate(length / 2);
+        }
+        RuntimeException truncated = ring.damaged();
+        assertNotNull(truncated);
+        assertTrue(truncated.getMessage().contains("ring file " + path + " truncated or replaced by another process: "
+            + length / 2 + " of its " + length + " bytes are left"), truncated.getMessage());
+        ring.message("not written: the message block could be in the lost half"); // skipped, no fault
+        for (NativeRegion slot : slots) {
+            slot.close();
+        }
+        ring.close(STATUS_FAILED); // neither writes STATUS into a truncated file nor unmaps it (see RingFile)
+        assertFalse(Files.exists(path), "still unlinked: it is this server's file");
     }
 
     @Test

@@ -204,6 +204,39 @@ class RingServerTest {
     }
 
     @Test
+    void garbageInEveryFieldTheClientWritesIsRefusedOrIgnoredNeverFollowed() throws Exception {
+        Path ring = temp.resolve("garbage.ring");
+        java.util.Random random = new java.util.Random(23);
+        try (RingServer server = start(ring, RingServer.Settings.defaults());
+             RingTestClient client = new RingTestClient(ring, ProcessHandle.current().pid(), 31)) {
+            int slots = client.buffer.getInt(SLOT_COUNT_OFFSET);
+            for (int round = 0; round < 100; round++) {
+                // What another process overwriting the client's part of the file could leave: any values, and
+                // now and then a known command kind with an arbitrary epoch or start.
+                client.buffer.putLong(CLIENT_PID_OFFSET, random.nextLong());
+                client.buffer.putInt(CLIENT_VERSION_OFFSET, random.nextInt());
+                for (int s = 0; s < slots; s++) {
+                    client.buffer.putLongOrdered(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET, random.nextLong());
+                }
+                int kind = round % 3 == 0 ? random.nextInt() : 1 + random.nextInt(2);
+                int epoch = round % 2 == 0 ? random.nextInt() : random.nextInt(3);
+                long start = round % 4 == 0 ? random.nextLong() : random.nextInt(10);
+                int result = client.command(kind, epoch, start);
+                assertTrue(result == RESULT_OK || result == RESULT_REFUSED, "result " + result);
+                assertNull(server.failure(), "round " + round + ": " + server.failure());
+            }
+            assertEquals(STATUS_READY, client.buffer.getInt(STATUS_OFFSET));
+            assertEquals(RESULT_OK, client.command(COMMAND_EPOCH, 1, 0));
+            for (long k = 0; k < client.streamBatches; k++) { // and it still serves a client that plays by the rules
+                int slot = client.take(client.firstSequence + k);
+                assertEquals(k, client.index(slot));
+                client.release(slot, client.firstSequence + k);
+            }
+        }
+        assertTrue(events.stream().anyMatch(e -> "refused".equals(e.get("event"))), events.toString());
+    }
+
+    @Test
     void publishingAndReleasingAllocateNoHeapPerBatch() throws Exception {
         Path ring = temp.resolve("heap.ring");
         LoaderOptions oneImageBatches = options().toBuilder().batchSize(1).build();

@@ -10,6 +10,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.reader.MatHeader;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Size;
 
@@ -19,6 +20,11 @@ import org.bytedeco.opencv.opencv_core.Size;
  * {@link Resampler}'s vector kernel when there is one; the rest, and boxes the kernel refuses, go through
  * OpenCV's {@code resize} (INTER_LINEAR, half-pixel centres as torchvision) on re-aimed headers.
  * OpenCV beat a scalar separable Java bilinear by about 2x on this machine; the vector kernel beats OpenCV.
+ *
+ * <p>A destination another process can truncate (pinshard serve's ring, {@code sharedDestination}) is never
+ * written by OpenCV: it resizes into a private image, which one JVM-guarded copy moves to the destination, so a
+ * truncated ring faults as an {@link InternalError} instead of a SIGBUS in native code. The vector kernel writes
+ * its rows with guarded copies anyway.
  */
 public final class CropResizer implements AutoCloseable {
     private final int crop;
@@ -30,8 +36,17 @@ public final class CropResizer implements AutoCloseable {
     private final Mat resized1;
     private final Mat resized4;
     private final Mat converted;
+    /** The private image OpenCV writes when the destination is shared (null otherwise), and views for its copy. */
+    private final Mat staged;
+    private final UnsafeBuffer stagedPixels;
+    private final UnsafeBuffer sharedDestination = new UnsafeBuffer(0, 0);
 
     public CropResizer(int crop, Resampler resampler) {
+        this(crop, resampler, false);
+    }
+
+    /** @param sharedDestination whether destinations are memory another process can change (see the class note) */
+    public CropResizer(int crop, Resampler resampler, boolean sharedDestination) {
         this.crop = crop;
         this.kernel = resampler.newKernel(crop);
         this.size = new Size(crop, crop);
@@ -39,6 +54,8 @@ public final class CropResizer implements AutoCloseable {
         this.resized1 = new Mat(crop, crop, CV_8UC(1));
         this.resized4 = new Mat(crop, crop, CV_8UC(4));
         this.converted = new Mat(crop, crop, CV_8UC(3));
+        this.staged = sharedDestination ? new Mat(crop, crop, CV_8UC(3)) : null;
+        this.stagedPixels = sharedDestination ? new UnsafeBuffer(staged.data().address(), crop * crop * 3) : null;
     }
 
     /**
@@ -59,8 +76,21 @@ public final class CropResizer implements AutoCloseable {
         return channels == 3 && kernel != null && kernel.resizeInto(image, step, box, destination);
     }
 
-    /** OpenCV's part of {@link #resizeInto}. Native code: the source must not be a mapping (a truncated file would crash it). */
+    /**
+     * OpenCV's part of {@link #resizeInto}. Native code: the source must not be a mapping (a truncated file would
+     * crash it), and a shared destination gets a guarded copy of OpenCV's private output.
+     */
     void resizeWithOpenCv(long image, long step, int channels, CropBox box, long destination) {
+        if (staged == null) {
+            resizeWithOpenCvTo(image, step, channels, box, destination);
+            return;
+        }
+        resizeWithOpenCvTo(image, step, channels, box, stagedPixels.addressOffset());
+        sharedDestination.wrap(destination, stagedPixels.capacity());
+        sharedDestination.putBytes(0, stagedPixels, 0, stagedPixels.capacity());
+    }
+
+    private void resizeWithOpenCvTo(long image, long step, int channels, CropBox box, long destination) {
         Mat roi = source.point(image + box.y * step + (long) box.x * channels, box.height, box.width, channels, step);
         Mat out = target.point(destination, crop, crop, 3, crop * 3L);
         if (channels == 3) {
@@ -91,6 +121,9 @@ public final class CropResizer implements AutoCloseable {
         resized1.close();
         resized4.close();
         converted.close();
+        if (staged != null) {
+            staged.close();
+        }
         size.close();
     }
 }

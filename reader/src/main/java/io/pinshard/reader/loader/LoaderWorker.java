@@ -3,6 +3,7 @@ package io.pinshard.reader.loader;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.ReadGuard;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -144,9 +145,10 @@ final class LoaderWorker implements Runnable {
                     loader.batchFilled(); // wakes a consumer parked on it now rather than at its next poll
                 }
             }
-        } catch (InternalError fault) { // a guarded read of a changed shard, reported late: name the last record read
+        } catch (InternalError fault) { // a guarded access that faulted, reported late: the slot memory's, or a shard's
+            RuntimeException slotMemory = slotMemoryDamage();
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
-            run.fail(RecordView.changedWhileMapped(dataset.location(),
+            run.fail(slotMemory != null ? slotMemory : RecordView.changedWhileMapped(dataset.location(),
                 shard >= 0 ? dataset.shard(shard).name() : null,
                 shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault), segment);
         } catch (Throwable failure) {
@@ -187,6 +189,19 @@ final class LoaderWorker implements Runnable {
         return true;
     }
 
+    /**
+     * Why the batch memory can no longer be written (another process truncated or overwrote the ring it is), or
+     * null. A fault of a guarded write into a slot surfaces a little later, often in the next sample's guarded
+     * reads, where it looks like the shard's: every fault is checked against the slot memory first.
+     */
+    private RuntimeException slotMemoryDamage() {
+        RuntimeException damage = options.allocator().sharedWithOtherProcesses() ? options.allocator().damaged() : null;
+        if (damage != null) {
+            ReadGuard.mappingFaulted(); // the late error may have left a guard count behind: closes must not wait on it
+        }
+        return damage;
+    }
+
     /** Adds the heap this thread allocated since the last count to its counter. */
     private void countHeap() {
         long now = HeapCounter.currentThreadAllocatedBytes();
@@ -216,6 +231,7 @@ final class LoaderWorker implements Runnable {
                     ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET, bytes);
                     return;
                 } catch (ShardFormatException corrupt) {
+                    throwIfSlotMemoryDamaged();
                     if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                         throw corrupt;
                     }
@@ -223,6 +239,7 @@ final class LoaderWorker implements Runnable {
                     view.unpin();
                 }
             } catch (ShardFormatException unavailable) { // a streamed shard that cannot be fetched or fails its checks
+                throwIfSlotMemoryDamaged();
                 if (!dataset.isStreamed() || options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                     throw unavailable;
                 }
@@ -231,6 +248,13 @@ final class LoaderWorker implements Runnable {
             }
             batch.addSkipped(); // counted in the statistics when the batch is handed out
             record = replacement(seed, epoch, record, attempt);
+        }
+    }
+
+    private void throwIfSlotMemoryDamaged() {
+        RuntimeException slotMemory = slotMemoryDamage();
+        if (slotMemory != null) {
+            throw slotMemory;
         }
     }
 

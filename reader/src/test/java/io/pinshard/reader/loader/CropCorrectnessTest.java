@@ -35,6 +35,54 @@ class CropCorrectnessTest {
         check(Codec.RAW, 3, LoaderMode.EVAL, 20, resampler);
     }
 
+    /**
+     * Batch memory another process could truncate (pinshard serve's ring) gets OpenCV's crops through a private
+     * image and a guarded copy: the same bytes as OpenCV writing the slot itself, for 1, 3 and 4 channels, with flips.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Resampler.class, names = {"OPENCV", "AUTO"})
+    void sharedBatchMemoryGetsTheSameCropsAsPrivateMemory(Resampler resampler) throws Exception {
+        for (int channels : new int[] {1, 3, 4}) {
+            Path dir = TestDatasets.write(temp.resolve("shared-" + resampler + "-" + channels), 40, Codec.RAW,
+                channels, 1 << 20);
+            LoaderOptions direct = TestDatasets.small().crop(24).seed(5).resampler(resampler).build();
+            LoaderOptions shared = direct.toBuilder().allocator(new SharedWithOtherProcesses()).build();
+            try (Dataset dataset = Dataset.open(dir); Loader privateLoader = Loader.open(dataset, direct);
+                 Loader sharedLoader = Loader.open(dataset, shared);
+                 Epoch privateEpoch = privateLoader.epoch(2); Epoch sharedEpoch = sharedLoader.epoch(2)) {
+                while (privateEpoch.hasNext()) {
+                    try (Batch expected = privateEpoch.next(); Batch actual = sharedEpoch.next()) {
+                        UnsafeBuffer want = new UnsafeBuffer(expected.address(), (int) expected.tensorBytes());
+                        UnsafeBuffer got = new UnsafeBuffer(actual.address(), (int) actual.tensorBytes());
+                        assertEquals(0, want.compareTo(got), channels + " channels, " + expected);
+                        for (int i = 0; i < expected.size(); i++) {
+                            assertEquals(expected.sampleId(i), actual.sampleId(i));
+                            assertEquals(expected.label(i), actual.label(i));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Host memory that says another process could change it, as the ring does. */
+    private static final class SharedWithOtherProcesses implements io.pinshard.memory.BatchMemoryAllocator {
+        @Override
+        public io.pinshard.memory.NativeRegion allocate(long length, int alignment) {
+            return io.pinshard.memory.HostMemoryAllocator.INSTANCE.allocate(length, alignment);
+        }
+
+        @Override
+        public String name() {
+            return "host, shared";
+        }
+
+        @Override
+        public boolean sharedWithOtherProcesses() {
+            return true;
+        }
+    }
+
     private static void assumeRunnable(Resampler resampler) {
         String reason = Resampler.vectorUnavailableReason();
         assumeTrue(resampler != Resampler.VECTOR || reason == null, "vector kernel not runnable here: " + reason);
