@@ -153,6 +153,8 @@ def run_party(party, delay):
     result["clients_left"] = with_ring(ring)
     result["processes_left"] += result["clients_left"]
     for pid in result["processes_left"]:
+        if os.environ.get("KILL_PARTIES_JSTACK") and java_pid(ring) == pid:
+            subprocess.run(["jstack", str(pid)], stdout=sys.stderr)
         kill(pid)
     for name in result["shm_left"]:
         try:
@@ -184,7 +186,8 @@ def main():
     window = attach_s + 2.0
     windows = {"launcher": 1.0, "server": window, "client": window, "parent": window}
     print(json.dumps({"attach_s": round(attach_s, 2), "window_s": round(window, 2)}), flush=True)
-    parties = [p for p in ("server", "client", "launcher", "parent") for _ in range(POINTS)]
+    parties = [p for p in os.environ.get("KILL_PARTIES", "server,client,launcher,parent").split(",")
+               for _ in range(POINTS)]
     rng.shuffle(parties)
     for party in parties:
         result = run_party(party, rng.uniform(0.0, windows[party]))

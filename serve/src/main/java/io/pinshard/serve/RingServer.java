@@ -289,6 +289,7 @@ public final class RingServer implements AutoCloseable {
         ClientWatch client = null;
         long lostSession = 0; // a dead client's session stays in the file: never attach it again
         Optional<ProcessHandle> owner = settings.ownerPid() > 0 ? ProcessHandle.of(settings.ownerPid()) : null;
+        ProcessLiveness liveness = new ProcessLiveness(); // the control thread's own
         try {
             while (!stopping) {
                 int work = collectReleases();
@@ -313,14 +314,14 @@ public final class RingServer implements AutoCloseable {
                     buffer.putLongOrdered(HEARTBEAT_OFFSET, ++heartbeat);
                     nextBeat = now + HEARTBEAT_NANOS;
                     if (client != null) {
-                        String lost = client.lost(now);
+                        String lost = client.lost(now, liveness);
                         if (lost != null) {
                             lostSession = attachedSession;
                             lose(client, lost);
                             client = null;
                         }
                     }
-                    if (owner != null && (owner.isEmpty() || !owner.get().isAlive())) {
+                    if (owner != null && !liveness.running(owner)) {
                         event("owner_gone", "pid", settings.ownerPid());
                         stopping = true;
                     }
@@ -417,8 +418,8 @@ public final class RingServer implements AutoCloseable {
         }
 
         /** Why the client is taken for dead, or null while it lives. */
-        String lost(long now) {
-            if (process.isPresent() && !process.get().isAlive()) {
+        String lost(long now, ProcessLiveness liveness) {
+            if (process.isPresent() && !liveness.running(process)) {
                 return "process " + pid + " exited";
             }
             long current = buffer.getLongVolatile(CLIENT_HEARTBEAT_OFFSET);
