@@ -1,9 +1,8 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.Printable;
-import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
-import io.pinshard.s3.transfer.DatasetPush;
+import io.pinshard.s3.transfer.ChunkedFallbackPush;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
 import io.pinshard.s3.transfer.TransferException;
@@ -15,7 +14,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code pinshard push DIR s3://bucket/prefix}: upload a verified dataset, manifest last, resumable. Exit 0 pushed,
@@ -24,7 +22,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 @Command(name = "push", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Upload a dataset to S3-compatible storage. The local dataset is verified first; shards go up in "
         + "parallel (in parts above --multipart-threshold), each with its CRC32C in user metadata and a Content-MD5 "
-        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete.",
+        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete. Each object's stored length "
+        + "and CRC32C metadata are checked after its upload and the manifest is read back: a store that kept other "
+        + "bytes fails the push, naming the object.",
         "Rerun after a kill or a failure, it skips shards already there with the right size and CRC32C and resumes "
         + "interrupted multipart uploads. A different dataset at the destination is refused unless --force; objects "
         + "under the prefix that the manifest does not list are reported and left, unless --delete-stale."},
@@ -63,9 +63,11 @@ final class PushCommand implements Callable<Integer> {
                     ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err, String command) {
         long start = System.nanoTime();
         PushResult result;
-        try (S3Client client = S3Clients.create(s3.settings());
-             TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
-            result = new DatasetPush(client, options, reporter).push(directory, to);
+        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
+            result = ChunkedFallbackPush.push(s3.settings(), options, reporter, directory, to, notice -> {
+                err.println("pinshard " + command + ": " + Printable.escape(notice));
+                err.flush();
+            });
         } catch (TransferException e) {
             err.println("pinshard " + command + ": " + Printable.escape(e.getMessage()));
             err.flush();
