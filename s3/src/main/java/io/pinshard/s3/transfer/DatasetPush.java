@@ -192,16 +192,21 @@ public final class DatasetPush {
         String what = head == null ? "not there after its upload"
             : head.contentLength() != entry.bytes()
             ? "the store keeps " + head.contentLength() + " bytes, " + entry.bytes() + " were sent"
-            : "the store keeps CRC32C metadata " + head.metadata().get(ObjectNames.CRC32C_METADATA) + ", "
-                + entry.crc32c() + " was sent";
-        byte[] start = head == null || head.contentLength() == entry.bytes() ? null : storedStart(to, entry.file());
+            : "the store keeps CRC32C metadata " + head.metadata().getOrDefault(ObjectNames.CRC32C_METADATA, "(none)")
+                + ", " + entry.crc32c() + " was sent";
+        byte[] start = head == null || head.contentLength() == entry.bytes() || head.contentLength() == 0 ? null
+            : storedStart(to, entry.file());
         throw new StoredObjectMismatch(to, entry.file(), what, start, "the manifest was not written");
     }
 
-    /** The first bytes the store keeps for {@code name}, to tell what it kept instead. */
+    /** The first bytes the store keeps for {@code name}, to tell what it kept instead; null if they cannot be read. */
     private byte[] storedStart(S3Location to, String name) {
-        return call(to, name, () -> s3.getObjectAsBytes(b -> b.bucket(to.bucket()).key(to.key(name))
-            .range("bytes=0-127")).asByteArray());
+        try {
+            return s3.getObjectAsBytes(b -> b.bucket(to.bucket()).key(to.key(name)).range("bytes=0-127"))
+                .asByteArray();
+        } catch (SdkException e) {
+            return null; // only a diagnosis: the mismatch is what fails the push
+        }
     }
 
     private void checkManifestLanded(S3Location to, byte[] manifestBytes) {
@@ -385,7 +390,8 @@ public final class DatasetPush {
     }
 
     private RequestBody body(FileRegion region) {
-        return RequestBody.fromContentProvider(() -> new Counting(region.open(), progress), region.length(),
+        AtomicLong counted = new AtomicLong();
+        return RequestBody.fromContentProvider(() -> new Counting(region.open(), progress, counted), region.length(),
             "application/octet-stream");
     }
 
@@ -417,20 +423,26 @@ public final class DatasetPush {
         final AtomicLong skippedBytes = new AtomicLong();
     }
 
-    /** Counts bytes the SDK reads from a body into the progress. */
+    /**
+     * Counts bytes the SDK reads from a body into the progress, each byte once: with chunked encoding off the SDK
+     * reads a body twice over http (to hash it for the signature, then to send it), and a retry reads it again.
+     */
     private static final class Counting extends FilterInputStream {
         private final TransferProgress progress;
+        private final AtomicLong counted;
+        private long position;
 
-        Counting(InputStream in, TransferProgress progress) {
+        Counting(InputStream in, TransferProgress progress, AtomicLong counted) {
             super(in);
             this.progress = progress;
+            this.counted = counted;
         }
 
         @Override
         public int read() throws IOException {
             int b = super.read();
             if (b >= 0) {
-                progress.bytes(1);
+                advance(1);
             }
             return b;
         }
@@ -439,9 +451,17 @@ public final class DatasetPush {
         public int read(byte[] b, int off, int len) throws IOException {
             int n = super.read(b, off, len);
             if (n > 0) {
-                progress.bytes(n);
+                advance(n);
             }
             return n;
+        }
+
+        private void advance(int n) {
+            position += n;
+            long before = counted.getAndAccumulate(position, Math::max);
+            if (position > before) {
+                progress.bytes(position - before);
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -125,10 +126,19 @@ class DatasetPushLandingTest {
 
             notices.clear();
             S3Location off = S3Location.parse("s3://" + BUCKET + "/off");
-            ChunkedFallbackPush.push(server.settings().chunkedEncoding(ChunkedEncoding.OFF).build(), options,
-                TransferProgress.NONE, dir, off, notices::add);
+            AtomicLong progressBytes = new AtomicLong();
+            TransferProgress counting = new TransferProgress() {
+                @Override
+                public void bytes(long count) {
+                    progressBytes.addAndGet(count);
+                }
+            };
+            PushResult plain = ChunkedFallbackPush.push(server.settings().chunkedEncoding(ChunkedEncoding.OFF)
+                .build(), options, counting, dir, off, notices::add);
             assertEquals(List.of(), notices);
             assertTrue(server.holds(BUCKET, "off/" + DatasetManifest.FILE_NAME));
+            // Signed whole, each body is read twice by the SDK (hashed, then sent): the progress counts it once.
+            assertEquals(plain.uploadedBytes(), progressBytes.get());
         }
     }
 
