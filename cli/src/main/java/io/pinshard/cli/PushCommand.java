@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pinshard push DIR s3://bucket/prefix}: upload a verified dataset, manifest last, resumable. Exit 0 pushed,
- * 1 the store failed or the destination holds another dataset, 2 usage errors or DIR not a dataset.
+ * 1 the store failed or kept other bytes than were sent, or the destination holds another dataset, 2 usage errors
+ * or DIR not a dataset.
  */
 @Command(name = "push", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Upload a dataset to S3-compatible storage. The local dataset is verified first; shards go up in "
@@ -29,7 +30,8 @@ import picocli.CommandLine.Parameters;
         + "interrupted multipart uploads. A different dataset at the destination is refused unless --force; objects "
         + "under the prefix that the manifest does not list are reported and left, unless --delete-stale."},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:pushed (or already there)", "1:the store failed, or the destination holds another dataset",
+    exitCodeList = {"0:pushed (or already there)", "1:the store failed or kept other bytes than were sent, or the "
+        + "destination holds another dataset",
         "2:usage error, or DIR is not a dataset"})
 final class PushCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")

@@ -123,6 +123,8 @@ public final class S3rverTestServer implements AutoCloseable {
         Process process = new ProcessBuilder(command)
             .redirectError(directory.resolve("s3rver.stderr.log").toFile()).start();
         process.getOutputStream().close();
+        // node outlives a test JVM that exits without close(): stop it then too.
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "s3rver-stop"));
         try {
             int port = awaitPort(process.getInputStream());
             URI endpoint = URI.create((https ? "https" : "http") + "://127.0.0.1:" + port);
