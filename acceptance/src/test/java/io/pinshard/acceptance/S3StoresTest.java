@@ -71,13 +71,17 @@ class S3StoresTest {
         }
     }
 
-    /** With chunked encoding forced on, s3rver is a store that mangles every body: push must fail, not claim success. */
+    /**
+     * With chunked encoding forced on (by the environment setting; S3OptionsMixinTest covers the option), s3rver is
+     * a store that mangles every body: push must fail, not claim success.
+     */
     @Test
     void pushToAStoreThatKeepsChunkFramingFailsNamingTheObjectAndWritesNoManifest() throws Exception {
         s3rverIsHere();
         try (S3rverTestServer server = S3rverTestServer.start(temp.resolve("s3rver-mangling"), false, BUCKET)) {
             Launcher.Result push = run(server.endpoint(), S3rverTestServer.ACCESS_KEY, S3rverTestServer.SECRET_KEY,
-                List.of(), "push", dataset.toString(), "s3://" + BUCKET + "/" + PREFIX, "--s3-chunked-encoding", "on");
+                List.of(), Map.of("PINSHARD_S3_CHUNKED_ENCODING", "on"), "push", dataset.toString(),
+                "s3://" + BUCKET + "/" + PREFIX);
             assertEquals(1, push.status(), push.toString());
             assertTrue(push.stderr().contains("s3://" + BUCKET + "/" + PREFIX + "/shard-"), push.toString());
             assertTrue(Pattern.compile("keeps \\d+ bytes, \\d+ were sent").matcher(push.stderr()).find(),
@@ -118,6 +122,11 @@ class S3StoresTest {
     /** {@code ./pinshard ARGS --s3-path-style} with the store in the SDK's variables, as the docs configure it. */
     private static Launcher.Result run(URI endpoint, String key, String secret, List<String> javaOptions,
                                        String... args) throws Exception {
+        return run(endpoint, key, secret, javaOptions, Map.of(), args);
+    }
+
+    private static Launcher.Result run(URI endpoint, String key, String secret, List<String> javaOptions,
+                                       Map<String, String> settings, String... args) throws Exception {
         List<String> withPathStyle = new ArrayList<>(Arrays.asList(args));
         withPathStyle.add("--s3-path-style");
         ProcessBuilder builder = Launcher.pinshard(temp.resolve("home"), withPathStyle.toArray(String[]::new));
@@ -133,6 +142,7 @@ class S3StoresTest {
         jvm.addAll(javaOptions);
         env.put("PINSHARD_JAVA_OPTS", String.join(" ", jvm));
         env.put("PINSHARD_CDS", "0");
+        env.putAll(settings);
         return Launcher.run(builder, temp.resolve("logs"), 60);
     }
 
