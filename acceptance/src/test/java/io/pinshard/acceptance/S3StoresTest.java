@@ -108,7 +108,8 @@ class S3StoresTest {
         }
         // Over http the SDK sends bodies aws-chunked, which s3rver keeps framed: push says it sends them again.
         boolean framedBodies = files != null && "http".equals(endpoint.getScheme());
-        assertEquals(framedBodies, push.stderr().contains("pushing again with chunked encoding off"), store + ": " + push);
+        assertEquals(framedBodies, push.stderr().contains("pushing again with chunked encoding off"),
+            store + ": " + push);
         Launcher.Result verify = run(endpoint, key, secret, javaOptions, "verify", location);
         assertEquals(0, verify.status(), store + ": " + verify);
         Launcher.Result bench = run(endpoint, key, secret, javaOptions, "bench", location, "--seconds", "1",

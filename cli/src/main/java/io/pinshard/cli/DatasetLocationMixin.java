@@ -22,9 +22,10 @@ final class DatasetLocationMixin {
     @ArgGroup(validate = false, heading = "%nShard cache (for s3:// datasets):%n", order = 101)
     Cache cache = new Cache();
 
+    /** The cache's options; an argument group keeps these defaults when none is given. */
     static final class Cache {
-        @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared by every "
-            + "rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
+        @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared "
+            + "by every rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
             + "(default: ~/.cache/pinshard/s3).")
         Path cacheDir;
 
@@ -45,6 +46,7 @@ final class DatasetLocationMixin {
         S3Location parsed = S3Location.parse(location);
         var settings = s3.settings();
         long limit = cache.cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cache.cacheLimit);
-        return S3ShardSource.open(parsed, settings, S3ShardSource.cacheDirectory(cache.cacheDir, parsed, settings), limit);
+        Path directory = S3ShardSource.cacheDirectory(cache.cacheDir, parsed, settings);
+        return S3ShardSource.open(parsed, settings, directory, limit);
     }
 }

@@ -23,9 +23,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "push", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Upload a dataset to S3-compatible storage. The local dataset is verified first; shards go up in "
         + "parallel (in parts above --multipart-threshold), each with its CRC32C in user metadata and a Content-MD5 "
-        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete. Each object's stored length "
-        + "and CRC32C metadata are checked after its upload and the manifest is read back: a store that kept other "
-        + "bytes fails the push, naming the object.",
+        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete. "
+        + "Each object's stored length and CRC32C metadata are checked after its upload and the manifest is read "
+        + "back: a store that kept other bytes fails the push, naming the object.",
         "Rerun after a kill or a failure, it skips shards already there with the right size and CRC32C and resumes "
         + "interrupted multipart uploads. A different dataset at the destination is refused unless --force; objects "
         + "under the prefix that the manifest does not list are reported and left, unless --delete-stale."},

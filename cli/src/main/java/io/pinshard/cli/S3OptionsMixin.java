@@ -35,8 +35,9 @@ final class S3OptionsMixin {
             + "http://minio:9000 or https://<account>.r2.cloudflarestorage.com (default: AWS_ENDPOINT_URL, else AWS).")
         URI endpoint;
 
-        @Option(names = "--s3-region", paramLabel = "NAME", description = "Region (default: AWS_REGION or the profile's, "
-            + "else " + S3Settings.FALLBACK_REGION + "; most S3-compatible stores ignore it, R2 wants 'auto').")
+        @Option(names = "--s3-region", paramLabel = "NAME", description = "Region (default: AWS_REGION or the "
+            + "profile's, else " + S3Settings.FALLBACK_REGION
+            + "; most S3-compatible stores ignore it, R2 wants 'auto').")
         String region;
 
         @Option(names = "--s3-path-style", description = "Path-style addressing (endpoint/bucket/key), which MinIO, "
@@ -49,8 +50,8 @@ final class S3OptionsMixin {
             + "~/.aws/credentials, instance roles). The secret is never taken on the command line, logged or written.")
         Path credentialsFile;
 
-        @Option(names = "--s3-profile", paramLabel = "NAME", description = "The section of --s3-credentials-file to use "
-            + "(default: default). Without --s3-credentials-file, set AWS_PROFILE instead.")
+        @Option(names = "--s3-profile", paramLabel = "NAME", description = "The section of --s3-credentials-file "
+            + "to use (default: default). Without --s3-credentials-file, set AWS_PROFILE instead.")
         String profile;
 
         @Option(names = "--s3-max-attempts", paramLabel = "N", defaultValue = "5", description = "Attempts per request "
@@ -61,14 +62,15 @@ final class S3OptionsMixin {
             + "one object, every attempt included, per 256 MiB of it (default ${DEFAULT-VALUE}).")
         long callTimeoutSeconds = 300;
 
-        @Option(names = "--s3-concurrent-fetches", paramLabel = "N", defaultValue = "4", description = "Shards the loader "
-            + "downloads at once, ahead of its workers, when it streams a dataset (default ${DEFAULT-VALUE}).")
+        @Option(names = "--s3-concurrent-fetches", paramLabel = "N", defaultValue = "4", description = "Shards "
+            + "the loader downloads at once, ahead of its workers, when it streams a dataset (default "
+            + "${DEFAULT-VALUE}).")
         int concurrentFetches = 4;
 
         @Option(names = "--s3-chunked-encoding", paramLabel = "auto|on|off", description = "Send request bodies "
             + "aws-chunked, as the SDK does over http: 'auto' (the default, or " + S3Settings.ChunkedEncoding.ENVIRONMENT
-            + ") sends them so and, when a pushed object was stored with the framing (node's s3rver keeps it), pushes "
-            + "again with it off; 'off' for such stores; 'on' never falls back.")
+            + ") sends them so and, when a pushed object was stored with the framing (node's s3rver keeps it), "
+            + "pushes again with it off; 'off' for such stores; 'on' never falls back.")
         String chunkedEncoding;
     }
 

@@ -138,7 +138,8 @@ class S3OptionsMixinTest {
     @Test
     void optionsInTheGroupStillReachTheSettingsThroughACommand() {
         PushCommand push = new PushCommand();
-        new CommandLine(push).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("dir", "s3://b/p", "--s3-endpoint", "http://127.0.0.1:9", "--s3-path-style",
+        new CommandLine(push).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("dir", "s3://b/p",
+            "--s3-endpoint", "http://127.0.0.1:9", "--s3-path-style",
             "--s3-max-attempts", "3", "--s3-chunked-encoding", "off");
         S3Settings settings = push.s3.settings();
         assertEquals(Optional.of(URI.create("http://127.0.0.1:9")), settings.endpoint());

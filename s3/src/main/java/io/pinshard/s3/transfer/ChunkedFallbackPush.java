@@ -32,7 +32,8 @@ public final class ChunkedFallbackPush {
                 throw e;
             }
             notice.accept(e.object() + " was stored with its aws-chunked framing: pushing again with chunked "
-                + "encoding off (--s3-chunked-encoding off, or " + ChunkedEncoding.ENVIRONMENT + "=off, skips this try)");
+                + "encoding off (--s3-chunked-encoding off, or " + ChunkedEncoding.ENVIRONMENT
+                + "=off, skips this try)");
             return pushOnce(settings.withChunkedEncoding(ChunkedEncoding.OFF), options, progress, directory, to);
         }
     }

@@ -12,12 +12,13 @@ import java.util.regex.Pattern;
 public final class StoredObjectMismatch extends TransferException {
     private static final long serialVersionUID = 1L;
     /** The first chunk header of an aws-chunked body: hex size, then a signature (signed) or nothing, then CRLF. */
-    private static final Pattern CHUNK_HEADER = Pattern.compile("[0-9a-fA-F]{1,16}(;chunk-signature=[0-9a-f]{64})?\r\n");
+    private static final Pattern CHUNK_HEADER =
+        Pattern.compile("[0-9a-fA-F]{1,16}(;chunk-signature=[0-9a-f]{64})?\r\n");
 
     private final String object;
     private final boolean keptAwsChunkedFraming;
 
-    /** {@code what} differs about {@code name} (whose stored bytes begin {@code storedStart}); {@code outcome} follows. */
+    /** {@code what} differs about {@code name}, whose stored bytes begin {@code storedStart}; then {@code outcome}. */
     StoredObjectMismatch(S3Location to, String name, String what, byte[] storedStart, String outcome) {
         super(to.uri(name) + ": " + what + (framed(storedStart) ? "; it begins '" + chunkHeader(storedStart)
             + "': the store kept the aws-chunked framing of the request body (chunked encoding off, "
