@@ -5,6 +5,7 @@ import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3ShardSource;
 import io.pinshard.writer.convert.SizeParser;
 import java.nio.file.Path;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -17,16 +18,23 @@ final class DatasetLocationMixin {
     @Mixin
     S3OptionsMixin s3 = new S3OptionsMixin();
 
-    @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared by every "
-        + "rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
-        + "(default: ~/.cache/pinshard/s3).")
-    Path cacheDir;
+    /** Beside the S3 options at the end of --help, not among each command's options. */
+    @ArgGroup(validate = false, heading = "%nShard cache (for s3:// datasets):%n", order = 101)
+    Cache cache = new Cache();
 
-    @Option(names = "--cache-limit", paramLabel = "SIZE", description = "Bytes of an s3:// dataset's shards this "
-        + "process may hold in the cache at once, e.g. 8GiB (default: no limit; every shard stays). The loader "
-        + "fetches ahead in the order it will read and evicts what this epoch no longer needs; below the dataset's "
-        + "size it needs --order quasi-random or sequential.")
-    String cacheLimit;
+    /** The cache's options; an argument group keeps these defaults when none is given. */
+    static final class Cache {
+        @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared "
+            + "by every rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
+            + "(default: ~/.cache/pinshard/s3).")
+        Path cacheDir;
+
+        @Option(names = "--cache-limit", paramLabel = "SIZE", description = "Bytes of an s3:// dataset's shards this "
+            + "process may hold in the cache at once, e.g. 8GiB (default: no limit; every shard stays). The loader "
+            + "fetches ahead in the order it will read and evicts what this epoch no longer needs; below the dataset's "
+            + "size it needs --order quasi-random or sequential.")
+        String cacheLimit;
+    }
 
     /** Opens {@code location}: a directory as always, {@code s3://} through the cache. */
     Dataset open(String location) {
@@ -37,7 +45,8 @@ final class DatasetLocationMixin {
     S3ShardSource source(String location) {
         S3Location parsed = S3Location.parse(location);
         var settings = s3.settings();
-        long limit = cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cacheLimit);
-        return S3ShardSource.open(parsed, settings, S3ShardSource.cacheDirectory(cacheDir, parsed, settings), limit);
+        long limit = cache.cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cache.cacheLimit);
+        Path directory = S3ShardSource.cacheDirectory(cache.cacheDir, parsed, settings);
+        return S3ShardSource.open(parsed, settings, directory, limit);
     }
 }

@@ -1,9 +1,8 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.Printable;
-import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
-import io.pinshard.s3.transfer.DatasetPush;
+import io.pinshard.s3.transfer.ChunkedFallbackPush;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
 import io.pinshard.s3.transfer.TransferException;
@@ -15,21 +14,24 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code pinshard push DIR s3://bucket/prefix}: upload a verified dataset, manifest last, resumable. Exit 0 pushed,
- * 1 the store failed or the destination holds another dataset, 2 usage errors or DIR not a dataset.
+ * 1 the store failed or kept other bytes than were sent, or the destination holds another dataset, 2 usage errors
+ * or DIR not a dataset.
  */
 @Command(name = "push", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Upload a dataset to S3-compatible storage. The local dataset is verified first; shards go up in "
         + "parallel (in parts above --multipart-threshold), each with its CRC32C in user metadata and a Content-MD5 "
-        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete.",
+        + "the store checks; the manifest goes up last, so a half-pushed dataset is never visible as complete. "
+        + "Each object's stored length and CRC32C metadata are checked after its upload and the manifest is read "
+        + "back: a store that kept other bytes fails the push, naming the object.",
         "Rerun after a kill or a failure, it skips shards already there with the right size and CRC32C and resumes "
         + "interrupted multipart uploads. A different dataset at the destination is refused unless --force; objects "
         + "under the prefix that the manifest does not list are reported and left, unless --delete-stale."},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:pushed (or already there)", "1:the store failed, or the destination holds another dataset",
+    exitCodeList = {"0:pushed (or already there)", "1:the store failed or kept other bytes than were sent, or the "
+        + "destination holds another dataset",
         "2:usage error, or DIR is not a dataset"})
 final class PushCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "Dataset directory (holds manifest.json).")
@@ -63,9 +65,11 @@ final class PushCommand implements Callable<Integer> {
                     ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err, String command) {
         long start = System.nanoTime();
         PushResult result;
-        try (S3Client client = S3Clients.create(s3.settings());
-             TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
-            result = new DatasetPush(client, options, reporter).push(directory, to);
+        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
+            result = ChunkedFallbackPush.push(s3.settings(), options, reporter, directory, to, notice -> {
+                err.println("pinshard " + command + ": " + Printable.escape(notice));
+                err.flush();
+            });
         } catch (TransferException e) {
             err.println("pinshard " + command + ": " + Printable.escape(e.getMessage()));
             err.flush();

@@ -37,6 +37,13 @@ final class TransferProgressReporter implements TransferProgress, AutoCloseable 
     public synchronized void started(int fileCount, long total, long already) {
         files = fileCount;
         totalBytes = total;
+        // Started again by a push that retries with chunked encoding off: count that try from zero.
+        bytes = 0;
+        filesDone = 0;
+        filesSkipped = 0;
+        if (bar != null) {
+            bar.close();
+        }
         if (mode == ConvertProgressReporter.Mode.BAR) {
             bar = new ProgressBarBuilder().setTaskName(verb).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
                 .setUnit(" MiB", 1 << 20).showSpeed().setUpdateIntervalMillis(500).build();

@@ -11,6 +11,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /** Builds the one kind of S3 client pinshard uses, configured for S3-compatible stores as well as AWS. */
 public final class S3Clients {
@@ -20,13 +21,16 @@ public final class S3Clients {
     /**
      * A synchronous client for {@code settings}. Request checksums are computed and response checksums validated
      * only when the operation requires them: since SDK 2.30 the default sends CRC headers many S3-compatible
-     * servers reject, and pinshard verifies shards with its own checksums anyway.
+     * servers reject, and pinshard verifies shards with its own checksums anyway. Request bodies go aws-chunked
+     * (over http, where the SDK signs them) unless the settings turn it {@link S3Settings.ChunkedEncoding#OFF off}.
      */
     public static S3Client create(S3Settings settings) {
         S3ClientBuilder builder = S3Client.builder()
             .httpClientBuilder(ApacheHttpClient.builder())
             .region(region(settings))
             .forcePathStyle(settings.pathStyle())
+            .serviceConfiguration(S3Configuration.builder()
+                .chunkedEncodingEnabled(settings.chunkedEncoding() != S3Settings.ChunkedEncoding.OFF).build())
             .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
             .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
             .overrideConfiguration(o -> o

@@ -24,6 +24,41 @@ public final class S3Settings {
     private final Duration attemptTimeout;
     private final Duration callTimeout;
     private final int concurrentFetches;
+    private final ChunkedEncoding chunkedEncoding;
+
+    /**
+     * Whether the SDK sends request bodies aws-chunked (signed chunk by chunk; it does so over http, not over https).
+     * Some S3 implementations (node's s3rver) accept such bodies but store them verbatim, framing included.
+     */
+    public enum ChunkedEncoding {
+        /** On, and a push that finds framing stored pushes again with it off (the default). */
+        AUTO,
+        ON,
+        OFF;
+
+        /** The environment setting that gives the default. */
+        public static final String ENVIRONMENT = "PINSHARD_S3_CHUNKED_ENCODING";
+
+        /**
+         * {@code auto}, {@code on} or {@code off}, any case.
+         *
+         * @throws IllegalArgumentException naming {@code source} (an option or the environment setting)
+         */
+        public static ChunkedEncoding parse(String text, String source) {
+            for (ChunkedEncoding mode : values()) {
+                if (mode.name().equalsIgnoreCase(text.strip())) {
+                    return mode;
+                }
+            }
+            throw new IllegalArgumentException(source + ": '" + text + "' is not auto, on or off");
+        }
+
+        /** What {@value #ENVIRONMENT} says, else {@link #AUTO}. */
+        static ChunkedEncoding fromEnvironment() {
+            String value = System.getenv(ENVIRONMENT);
+            return value == null || value.isBlank() ? AUTO : parse(value, ENVIRONMENT);
+        }
+    }
 
     private S3Settings(Builder b) {
         this.endpoint = b.endpoint;
@@ -35,6 +70,7 @@ public final class S3Settings {
         this.attemptTimeout = b.attemptTimeout;
         this.callTimeout = b.callTimeout;
         this.concurrentFetches = b.concurrentFetches;
+        this.chunkedEncoding = b.chunkedEncoding;
     }
 
     /** Settings that take everything from the SDK's standard configuration. */
@@ -92,6 +128,26 @@ public final class S3Settings {
         return concurrentFetches;
     }
 
+    /** Whether request bodies go aws-chunked; {@link ChunkedEncoding#AUTO} sends them so. */
+    public ChunkedEncoding chunkedEncoding() {
+        return chunkedEncoding;
+    }
+
+    /** These settings with request bodies sent aws-chunked or not. */
+    public S3Settings withChunkedEncoding(ChunkedEncoding mode) {
+        Builder b = new Builder();
+        b.endpoint = endpoint;
+        b.region = region;
+        b.pathStyle = pathStyle;
+        b.accessKeyId = accessKeyId;
+        b.secretAccessKey = secretAccessKey;
+        b.maxAttempts = maxAttempts;
+        b.attemptTimeout = attemptTimeout;
+        b.callTimeout = callTimeout;
+        b.concurrentFetches = concurrentFetches;
+        return b.chunkedEncoding(mode).build();
+    }
+
     @Override
     public String toString() {
         return "S3Settings{endpoint=" + (endpoint == null ? "(sdk default)" : endpoint)
@@ -99,7 +155,8 @@ public final class S3Settings {
             + ", pathStyle=" + pathStyle
             + ", credentials=" + (hasStaticCredentials() ? "static key " + accessKeyId : "(sdk default chain)")
             + ", maxAttempts=" + maxAttempts + ", attemptTimeout=" + attemptTimeout
-            + ", callTimeout=" + callTimeout + ", concurrentFetches=" + concurrentFetches + "}";
+            + ", callTimeout=" + callTimeout + ", concurrentFetches=" + concurrentFetches
+            + ", chunkedEncoding=" + chunkedEncoding + "}";
     }
 
     /** Builder; every setting is optional. */
@@ -119,6 +176,7 @@ public final class S3Settings {
 
         private Duration callTimeout = Duration.ofMinutes(5);
         private int concurrentFetches = DEFAULT_CONCURRENT_FETCHES;
+        private ChunkedEncoding chunkedEncoding;
 
         private Builder() {
         }
@@ -179,7 +237,17 @@ public final class S3Settings {
             return this;
         }
 
+        /** Whether request bodies go aws-chunked (default: {@value ChunkedEncoding#ENVIRONMENT}, else auto). */
+        public Builder chunkedEncoding(ChunkedEncoding mode) {
+            this.chunkedEncoding = mode;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException when {@value ChunkedEncoding#ENVIRONMENT} is not auto, on or off */
         public S3Settings build() {
+            if (chunkedEncoding == null) {
+                chunkedEncoding = ChunkedEncoding.fromEnvironment();
+            }
             return new S3Settings(this);
         }
 

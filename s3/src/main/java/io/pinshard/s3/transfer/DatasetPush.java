@@ -48,7 +48,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>shards go up in parallel, each with its whole-file CRC32C in user metadata ({@link
  *       ObjectNames#CRC32C_METADATA}) and a Content-MD5 per request so the store checks every byte it receives;
  *       large ones in parts;</li>
- *   <li>the manifest goes up last, only after every shard is in place.</li>
+ *   <li>what landed is checked after each upload, and for each shard skipped as already there: the stored length
+ *       and our CRC32C metadata ({@link StoredObjectMismatch} on a difference: a store may accept a request and
+ *       keep other bytes, as s3rver keeps aws-chunked bodies verbatim);</li>
+ *   <li>the manifest goes up last, only after every shard is in place, and is read back and compared byte for
+ *       byte (a manifest that did not land as sent is deleted again).</li>
  * </ol>
  *
  * Rerun after a kill, it skips every shard already there with the right size and CRC32C metadata (the metadata
@@ -98,6 +102,7 @@ public final class DatasetPush {
         Tally tally = uploadShards(directory, to, manifest);
         if (!same) {
             putManifest(to, manifestBytes);
+            checkManifestLanded(to, manifestBytes);
         }
         List<String> stale = staleKeys(to, manifest);
         List<String> deleted = new ArrayList<>();
@@ -167,9 +172,56 @@ public final class DatasetPush {
 
     /** Whether the object is there with the shard's size and, in our metadata, its CRC32C. */
     private boolean alreadyThere(S3Location to, DatasetManifest.ShardEntry entry) {
-        HeadObjectResponse head = head(to, entry.file());
+        return landed(head(to, entry.file()), entry);
+    }
+
+    private static boolean landed(HeadObjectResponse head, DatasetManifest.ShardEntry entry) {
         return head != null && head.contentLength() == entry.bytes()
             && entry.crc32c().equals(head.metadata().get(ObjectNames.CRC32C_METADATA));
+    }
+
+    /**
+     * Checks the object just uploaded by the rule a skipped one passes ({@link #landed}). Not the ETag as well: it
+     * is the body's MD5 only for single-part uploads without SSE-KMS or SSE-C on AWS, and not on every store, so a
+     * mismatch would fail good uploads; stores that check the Content-MD5 sent refuse a damaged body themselves.
+     */
+    private void checkLanded(S3Location to, DatasetManifest.ShardEntry entry, HeadObjectResponse head) {
+        if (landed(head, entry)) {
+            return;
+        }
+        String what = head == null ? "not there after its upload"
+            : head.contentLength() != entry.bytes()
+            ? "the store keeps " + head.contentLength() + " bytes, " + entry.bytes() + " were sent"
+            : "the store keeps CRC32C metadata " + head.metadata().getOrDefault(ObjectNames.CRC32C_METADATA, "(none)")
+                + ", " + entry.crc32c() + " was sent";
+        byte[] start = head == null || head.contentLength() == entry.bytes() || head.contentLength() == 0 ? null
+            : storedStart(to, entry.file());
+        throw new StoredObjectMismatch(to, entry.file(), what, start, "the manifest was not written");
+    }
+
+    /** The first bytes the store keeps for {@code name}, to tell what it kept instead; null if they cannot be read. */
+    private byte[] storedStart(S3Location to, String name) {
+        try {
+            return s3.getObjectAsBytes(b -> b.bucket(to.bucket()).key(to.key(name)).range("bytes=0-127"))
+                .asByteArray();
+        } catch (SdkException e) {
+            return null; // only a diagnosis: the mismatch is what fails the push
+        }
+    }
+
+    private void checkManifestLanded(S3Location to, byte[] manifestBytes) {
+        byte[] stored = getIfPresent(to, DatasetManifest.FILE_NAME);
+        if (Arrays.equals(stored, manifestBytes)) {
+            return;
+        }
+        // A manifest over the shards that is not this one would hide or misdescribe them: take it down again.
+        call(to, DatasetManifest.FILE_NAME, () -> s3.deleteObject(b -> b.bucket(to.bucket())
+            .key(to.key(DatasetManifest.FILE_NAME))));
+        String what = stored == null ? "not there after its upload"
+            : "the store keeps " + stored.length + " bytes, not the " + manifestBytes.length + " sent"
+                + (stored.length == manifestBytes.length ? " (other bytes)" : "");
+        throw new StoredObjectMismatch(to, DatasetManifest.FILE_NAME, what, stored,
+            "it was deleted again: the prefix is not a dataset");
     }
 
     private HeadObjectResponse head(S3Location to, String name) {
@@ -186,6 +238,7 @@ public final class DatasetPush {
                 .contentMD5(FileRegion.base64(md5)).contentType("application/octet-stream")
                 .metadata(Map.of(ObjectNames.CRC32C_METADATA, entry.crc32c())),
             body(region)));
+        checkLanded(to, entry, head(to, entry.file()));
     }
 
     private void uploadInParts(Path file, S3Location to, DatasetManifest.ShardEntry entry, Tally tally,
@@ -230,11 +283,14 @@ public final class DatasetPush {
         call(to, entry.file(), () -> s3.completeMultipartUpload(b -> b.bucket(to.bucket()).key(key).uploadId(uploadId)
             .multipartUpload(m -> m.parts(done))));
         tally.resumedParts.addAndGet(reused);
-        if (resume != null && !alreadyThere(to, entry)) {
+        HeadObjectResponse head = head(to, entry.file());
+        if (resume != null && !landed(head, entry)) {
             // The reused upload was begun for other bytes under this name (an older dataset's push): its metadata
             // does not name this shard's CRC32C. Send the shard again as a new upload.
             uploadInParts(file, to, entry, tally, false);
+            return;
         }
+        checkLanded(to, entry, head);
     }
 
     /** The newest unfinished multipart upload of the key and its parts, aborting any older ones; null if none. */
@@ -334,7 +390,8 @@ public final class DatasetPush {
     }
 
     private RequestBody body(FileRegion region) {
-        return RequestBody.fromContentProvider(() -> new Counting(region.open(), progress), region.length(),
+        AtomicLong counted = new AtomicLong();
+        return RequestBody.fromContentProvider(() -> new Counting(region.open(), progress, counted), region.length(),
             "application/octet-stream");
     }
 
@@ -366,20 +423,26 @@ public final class DatasetPush {
         final AtomicLong skippedBytes = new AtomicLong();
     }
 
-    /** Counts bytes the SDK reads from a body into the progress. */
+    /**
+     * Counts bytes the SDK reads from a body into the progress, each byte once: with chunked encoding off the SDK
+     * reads a body twice over http (to hash it for the signature, then to send it), and a retry reads it again.
+     */
     private static final class Counting extends FilterInputStream {
         private final TransferProgress progress;
+        private final AtomicLong counted;
+        private long position;
 
-        Counting(InputStream in, TransferProgress progress) {
+        Counting(InputStream in, TransferProgress progress, AtomicLong counted) {
             super(in);
             this.progress = progress;
+            this.counted = counted;
         }
 
         @Override
         public int read() throws IOException {
             int b = super.read();
             if (b >= 0) {
-                progress.bytes(1);
+                advance(1);
             }
             return b;
         }
@@ -388,9 +451,17 @@ public final class DatasetPush {
         public int read(byte[] b, int off, int len) throws IOException {
             int n = super.read(b, off, len);
             if (n > 0) {
-                progress.bytes(n);
+                advance(n);
             }
             return n;
+        }
+
+        private void advance(int n) {
+            position += n;
+            long before = counted.getAndAccumulate(position, Math::max);
+            if (position > before) {
+                progress.bytes(position - before);
+            }
         }
     }
 }

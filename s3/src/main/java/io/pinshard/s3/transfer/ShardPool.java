@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
@@ -28,11 +29,23 @@ final class ShardPool {
             t.setDaemon(true);
             return t;
         });
+        // Set by the first failure: a queued task a thread takes before the pool is shut down does not start.
+        AtomicBoolean failed = new AtomicBoolean();
         try {
             List<Future<?>> futures = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 int position = i;
-                futures.add(pool.submit(() -> task.accept(position)));
+                futures.add(pool.submit(() -> {
+                    if (failed.get()) {
+                        return;
+                    }
+                    try {
+                        task.accept(position);
+                    } catch (RuntimeException | Error e) {
+                        failed.set(true);
+                        throw e;
+                    }
+                }));
             }
             for (Future<?> future : futures) {
                 try {

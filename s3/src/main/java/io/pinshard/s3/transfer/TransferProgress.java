@@ -19,7 +19,10 @@ public interface TransferProgress {
     default void started(int files, long totalBytes, long alreadyBytes) {
     }
 
-    /** {@code count} more bytes were sent or received (a retried attempt counts again). */
+    /**
+     * {@code count} more bytes were sent or received (a push counts each byte of a body once, however often the SDK
+     * reads it).
+     */
     default void bytes(long count) {
     }
 

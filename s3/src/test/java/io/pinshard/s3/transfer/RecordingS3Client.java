@@ -1,8 +1,13 @@
 package io.pinshard.s3.transfer;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
@@ -33,7 +38,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 /**
  * A real client to the test server that records, in order, each object that became visible (a PUT, a completed
  * multipart upload) and each part sent, and after {@code failAfter} writes (PUTs and parts) fails every further one
- * as a dropped connection would: the fault a kill mid-push leaves behind.
+ * as a dropped connection would: the fault a kill mid-push leaves behind. With {@link #keepShort} it plays a store
+ * that accepts a PUT and keeps less than it was sent.
  */
 final class RecordingS3Client implements S3Client {
     private final S3Client real;
@@ -41,6 +47,7 @@ final class RecordingS3Client implements S3Client {
     private final AtomicInteger writes = new AtomicInteger();
     final List<String> visible = new CopyOnWriteArrayList<>();
     final List<String> parts = new CopyOnWriteArrayList<>();
+    private volatile Predicate<String> keptShort = key -> false;
 
     RecordingS3Client(S3Client real, int failAfter) {
         this.real = real;
@@ -57,9 +64,25 @@ final class RecordingS3Client implements S3Client {
         }
     }
 
+    /** PUTs of keys ending with {@code suffix} reach the store without their last 100 bytes (and Content-MD5). */
+    RecordingS3Client keepShort(String suffix) {
+        keptShort = key -> key.endsWith(suffix);
+        return this;
+    }
+
     @Override
     public PutObjectResponse putObject(PutObjectRequest request, RequestBody body) {
         write(request.key());
+        if (keptShort.test(request.key())) {
+            byte[] bytes;
+            try (InputStream in = body.contentStreamProvider().newStream()) {
+                bytes = in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            body = RequestBody.fromBytes(Arrays.copyOf(bytes, Math.max(0, bytes.length - 100)));
+            request = request.toBuilder().contentLength(null).contentMD5(null).build();
+        }
         PutObjectResponse response = real.putObject(request, body);
         visible.add(request.key());
         return response;
