@@ -1,8 +1,8 @@
 package io.pinshard.torch;
 
-import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.Loader;
+import io.pinshard.reader.loader.PoisoningAllocator;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.bytedeco.pytorch.Tensor;
@@ -30,10 +30,11 @@ public final class KeptTensorChild {
             default -> throw new IllegalArgumentException("batch, loader or loader-first: " + args[2]);
         };
         boolean loaderFirst = args[2].equals("loader-first");
-        HostMemoryAllocator allocator = new HostMemoryAllocator();
+        // Freed slots are filled with 0x7F and kept mapped: a read after the free sees changed values every time
+        // (with ordinary memory it may read plausible leftovers, or fault where the pages went back to the system).
+        PoisoningAllocator allocator = new PoisoningAllocator();
         Dataset dataset = Dataset.open(Path.of(args[0]));
-        // Slots of 393 KB: over malloc's mmap threshold, so freed memory is unmapped and a read of it faults.
-        Loader loader = Loader.open(dataset, TorchTestData.options().crop(128).prefetch(3).allocator(allocator).build());
+        Loader loader = Loader.open(dataset, TorchTestData.options().prefetch(3).allocator(allocator).build());
         TorchLoader batches = TorchLoader.of(loader);
         TorchEpoch epoch = batches.epoch(0);
         TorchBatch first = epoch.next();
