@@ -26,8 +26,9 @@ final class SlotDeleter extends PointerConsumer {
         SlotLease lease = new SlotLease(memory);
         if (leases.putIfAbsent(address, lease) != null) {
             memory.close();
-            throw new IllegalStateException("slot memory at 0x" + Long.toHexString(address) + " is already wrapped "
-                + "by a live libtorch storage");
+            throw new IllegalStateException("slot memory at 0x" + Long.toHexString(address) + " is still wrapped by "
+                + "a live libtorch storage: a view of an earlier batch of this slot outlived it, and that batch's raw "
+                + "Batch was closed directly instead of through TorchBatch.close()");
         }
         return lease;
     }
