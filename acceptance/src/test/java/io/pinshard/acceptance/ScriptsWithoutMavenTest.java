@@ -123,6 +123,34 @@ class ScriptsWithoutMavenTest {
             "fetch-fashion-mnist.sh converted the tree");
     }
 
+    /**
+     * prepare-bench-data.sh (the benchmarks' datasets, made with reader's test classes) over three photos of its
+     * own (fetch-photos.sh fetches only when no photo folder is there): raw, lz4 and jpeg datasets and the JPEG tree.
+     */
+    @Test
+    void prepareBenchDataRunsWithoutMaven() throws Exception {
+        Path photos = Files.createDirectories(temp.resolve("photos/theme"));
+        for (int p = 0; p < 3; p++) {
+            BufferedImage photo = new BufferedImage(400, 360, BufferedImage.TYPE_INT_RGB);
+            for (int y = 0; y < 360; y++) {
+                for (int x = 0; x < 400; x++) {
+                    photo.setRGB(x, y, (x * 7 + p * 50) % 256 << 16 | (y * 3) % 256 << 8 | (x + y) % 256);
+                }
+            }
+            ImageIO.write(photo, "png", photos.resolve("p" + p + ".png").toFile());
+        }
+        Files.createFile(temp.resolve("photos/.complete"));
+        Path data = temp.resolve("bench");
+        ProcessBuilder prepare = script("scripts/prepare-bench-data.sh", Map.of("PINSHARD_PHOTOS",
+            temp.resolve("photos").toString(), "PINSHARD_BENCH_DATA", data.toString()), "1");
+        Launcher.Result result = Launcher.run(prepare, temp.resolve("logs"), 120);
+        assertNoMaven(result);
+        assertEquals(data.toString(), result.stdout().strip(), result.toString());
+        for (String made : List.of("raw/manifest.json", "lz4/manifest.json", "jpeg/manifest.json", "jpeg-files", ".complete")) {
+            assertTrue(Files.exists(data.resolve(made)), made + " in " + data + ": " + result);
+        }
+    }
+
     /** DIR/k-classK/n.png, 28 x 28 grey: a bright band whose row is the class, over noise. */
     private static void writePngTree(Path dir, int perClass, long seed) throws IOException {
         SplittableRandom random = new SplittableRandom(seed);
