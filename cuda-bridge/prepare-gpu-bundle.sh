@@ -9,31 +9,27 @@ root="$(dirname "$module")"
 bundle="$module/gpu-bundle"
 limit=$((64 * 1024 * 1024))
 jdk="${PINSHARD_BUNDLE_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}"
-console_version=1.14.1   # JUnit Platform release that goes with JUnit Jupiter 5.14.1 (root pom)
 keep_natives=(libjnicudart.so libjninvrtc.so)
 
 [[ -d "$jdk/jmods" ]] || { echo "prepare-gpu-bundle: $jdk has no jmods folder; set PINSHARD_BUNDLE_JDK to a JDK 17+ with jmods" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "== building cuda-bridge (tests compiled, not run)"
-(cd "$root" && mvn -B -q -o -pl cuda-bridge -am -DskipTests package \
-   dependency:build-classpath -Dmdep.outputFile=target/bundle.classpath -Dmdep.includeScope=runtime >&2)
-(cd "$root" && mvn -B -q -o dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:$console_version \
-   -DoutputDirectory="$work/console" >&2 \
- && mvn -B -q -o dependency:copy -Dartifact=org.slf4j:slf4j-simple:2.0.17 -DoutputDirectory="$work/console" >&2) || {
-  echo "prepare-gpu-bundle: junit-platform-console-standalone $console_version or slf4j-simple 2.0.17 is not in the local Maven repository; run once with network:" >&2
-  echo "  mvn dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:$console_version" >&2
-  echo "  mvn dependency:get -Dartifact=org.slf4j:slf4j-simple:2.0.17" >&2
-  exit 1; }
+# What cuda-bridge's own build made (its pom: target/bundle.classpath, target/gpu-bundle-console/ with the JUnit
+# console launcher and slf4j-simple; `mvn verify` fetches them): no Maven here after verify. module-classpath.sh builds
+# the module with verify's goals (tests compiled, not run) when its outputs are missing or older than a source.
+"$root/scripts/module-classpath.sh" cuda-bridge >/dev/null
+for made in "$module/target/bundle.classpath" "$module/target/gpu-bundle-console"; do
+  [[ -e "$made" ]] || { echo "prepare-gpu-bundle: cuda-bridge's build made no $made; run mvn -DskipTests package -pl cuda-bridge -am" >&2; exit 1; }
+done
 
 rm -rf "$bundle"
 mkdir -p "$bundle/lib"
 cp "$module"/target/pinshard-cuda-bridge-*.jar "$bundle/lib/"
 cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
 (cd "$module/target/test-classes" && "$jdk/bin/jar" --create --file "$bundle/lib/pinshard-cuda-bridge-tests.jar" .)
-cp "$work"/console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
-cp "$work"/console/slf4j-simple-*.jar "$bundle/lib/"
+cp "$module"/target/gpu-bundle-console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
+cp "$module"/target/gpu-bundle-console/slf4j-simple-*.jar "$bundle/lib/"
 
 # Runtime dependencies, minus what the GPU check never loads (OpenCV and its BLAS, LZ4, Jackson, the
 # writer's Commons jars: the reader and writer are test-scope only, for LoaderToDeviceTest, which the bundle skips) and

@@ -18,7 +18,7 @@ case "$mode" in
   *) echo "usage: jmh/run.sh quick|full [JMH args]" >&2; exit 2 ;;
 esac
 
-if [[ ! -f "$jar" ]] || [[ -n "$(find "$root" -path "$root/.git" -prune -o \( -name '*.java' -o -name 'pom.xml' \) -newer "$jar" -print -quit)" ]]; then
+if [[ ! -f "$jar" ]] || [[ -n "$(find "$root" \( -path "$root/.git" -o -name target \) -prune -o \( -name '*.java' -o -name 'pom.xml' \) -newer "$jar" -print -quit)" ]]; then
   echo "run.sh: building $jar ..." >&2
   (cd "$root" && mvn -q -B -DskipTests package -pl jmh -am >&2)
 fi

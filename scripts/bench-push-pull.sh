@@ -14,13 +14,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: $0 [--mib TOTAL] [--shard-mib S] [--threads N]" >&2; exit 2 ;;
   esac
 done
-cp_file="$root/s3/target/bench.classpath"
-(cd "$root" && mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true test-compile \
-  org.apache.maven.plugins:maven-dependency-plugin:2.8:build-classpath -Dmdep.includeScope=test \
-  -Dmdep.outputFile="$cp_file" -pl s3 -am >&2)
+# The s3 module's classes, test classes and test scope, as its build wrote them (no Maven after `mvn verify`).
+classpath="$("$root/scripts/module-classpath.sh" --tests s3)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 java $("$root/scripts/jvm-flags.sh") -Xmx$((mib * 3 + 512))m \
-  -cp "$root/s3/target/test-classes:$root/s3/target/classes:$(cat "$cp_file")" \
+  -cp "$classpath" \
   io.pinshard.s3.transfer.PushPullBench "$mib" "$shard" "$threads" "$work"

@@ -32,14 +32,10 @@ while [[ $# -gt 0 ]]; do
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
-cp_file="$root/s3/target/bench.classpath"
-echo "bench-s3: building the s3 module and its test classes ..." >&2
-mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true package \
-  org.apache.maven.plugins:maven-dependency-plugin:2.8:build-classpath -Dmdep.includeScope=test \
-  -Dmdep.outputFile="$cp_file" -pl s3 -am >&2
+# The s3 module's classes, test classes and test scope, as its build wrote them (no Maven after `mvn verify`).
+classpath="$("$root/scripts/module-classpath.sh" --tests s3)"
 read -r -a flags <<< "$("$root/scripts/jvm-flags.sh" java)"
 work="$(mktemp -d)"
-classpath="$root/s3/target/test-classes:$root/s3/target/classes:$(cat "$cp_file")"
 server_pid=""
 stop_store() {
   if [[ -n "$server_pid" ]]; then exec 3>&-; wait "$server_pid" 2>/dev/null || true; fi

@@ -24,10 +24,9 @@ done
 count="$(find "$work/in" -type l | wc -l)"
 mkdir -p "$work/one/class" && ln -s "$(find "$work/in" -type l -name '*.jpg' | sort | head -1)" "$work/one/class/"
 "$root/pinshard" --version >/dev/null  # build the cli jar outside the timings
-# The spark module and its class path (Spark is 'provided': the test scope has it); one SLF4J provider, Spark's.
-(cd "$root" && mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true -pl spark -am package dependency:build-classpath \
-  -Dmdep.includeScope=test -Dmdep.outputFile="$work/cp.txt" >&2)
-cp="$root/spark/target/classes:$(tr ':' '\n' <"$work/cp.txt" | grep -v -e slf4j-simple -e junit -e opentest4j -e apiguardian | paste -sd:)"
+# The spark module and its class path as its build wrote them (Spark is 'provided': the test scope has it; no Maven
+# after `mvn verify`), less the test libraries: one SLF4J provider, Spark's.
+cp="$("$root/scripts/module-classpath.sh" spark | tr ':' '\n' | grep -v -e slf4j-simple -e junit -e opentest4j -e apiguardian | paste -sd:)"
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 read -r -a spark_flags <<< "$("$root/scripts/jvm-flags.sh" --spark "$java_bin")"
 cat "$photos"/*/* >/dev/null  # warm the page cache

@@ -14,14 +14,14 @@ suffix=""
 data="${PINSHARD_BENCH_DATA:-$HOME/.cache/pinshard/bench-320-x$copies$suffix}"
 photos="$("$root/scripts/fetch-photos.sh")"
 cd "$root"
-./pinshard --version >/dev/null  # builds cli/target/pinshard.jar when stale
 if [[ ! -f "$data/.complete" ]]; then
   echo "preparing $data (shorter side 320, INTER_AREA, $copies copies of each photo, restart markers every $restart MCUs at most) ..." >&2
   rm -rf "$data"
-  mvn -q -B -o -pl reader -am test-compile >&2
+  # PreparePhotos (a reader test class) with the class path reader's build wrote (no Maven after `mvn verify`).
+  classpath="$("$root/scripts/module-classpath.sh" --tests reader)"
   jvm_flags="$("$root/scripts/jvm-flags.sh" java)"  # fails the script when the pom lacks them
   read -r -a flags <<< "$jvm_flags"
-  java "${flags[@]}" -cp cli/target/pinshard.jar:reader/target/test-classes io.pinshard.reader.loader.PreparePhotos \
+  java "${flags[@]}" -cp "$classpath" io.pinshard.reader.loader.PreparePhotos \
     "$photos" "$data" 320 "$copies" 90 "$restart" >&2
   touch "$data/.complete"
 fi

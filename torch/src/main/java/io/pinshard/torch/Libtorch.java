@@ -99,6 +99,7 @@ public final class Libtorch {
         boolean cudaBuild;
         try {
             cudaBuild = torch.cuda_is_available();
+            SlotDeleter.INSTANCE.getClass(); // the deleter's native callback, made once with the natives, not mid-run
         } catch (Throwable probeFailure) {
             return new Status(false, false, explain(probeFailure), "libtorch did not load");
         }

@@ -1,6 +1,7 @@
 package io.pinshard.torch;
 
 import io.pinshard.reader.AddressPointer;
+import io.pinshard.reader.loader.Batch;
 import org.bytedeco.pytorch.Storage;
 import org.bytedeco.pytorch.StringOptional;
 import org.bytedeco.pytorch.Tensor;
@@ -13,12 +14,14 @@ import org.bytedeco.pytorch.global.torch;
  * (made once per partial size, kept beside the full one), optionally permuted views of both, and the per-batch
  * {@link TensorPeer} the trainer gets.
  *
- * <p>Release check: when the batch is released, libtorch's reference counts of the owning tensor, of the handed
- * tensor and of their storage must be what the adapter's own tensors account for. More means the trainer still
- * holds a view or copy of the handle (permute, narrow, contiguous, an autograd graph...). That storage is then
- * poisoned (libtorch's own "data pointer access" error, with a message naming the batch), so any later use of the
- * view throws instead of reading the workers' next pixels, and the slot gets fresh tensors next time: the only
- * case in which the adapter makes tensors after each slot's first full and partial batch.
+ * <p>Release check ({@link #revoke}): when the batch is released, libtorch's reference counts of the owning
+ * tensor, of the handed tensor and of their storage must be what the adapter's own tensors account for. More means
+ * the trainer still holds a view or copy of the handle (permute, narrow, contiguous, an autograd graph...). The
+ * adapter then leaves the storage to those views ({@link #leaveToViews}): libtorch frees it with the last of them,
+ * and the slot gets fresh tensors next time, the only case in which the adapter makes tensors after each slot's
+ * first full and partial batch. A storage over a ring slot ({@link #ensureSlotBlob}) carries a libtorch deleter
+ * ({@link SlotDeleter}) that holds the slot's memory, and then the batch, until it runs. Device memory
+ * ({@link #ensureBlob}), which nothing can hold that way, is poisoned instead ({@link #release}).
  */
 final class SlotTensor implements AutoCloseable {
     /** Dimension order of the handed tensor over NHWC memory: NCHW with channels-last strides. */
@@ -42,6 +45,7 @@ final class SlotTensor implements AutoCloseable {
     private long partHandedBaseline;
     private long handedRows = -1;
     private TensorPeer peer;
+    private SlotLease lease;
     private long made;
 
     /** @param channelsFirst hand out {@code permute(0, 3, 1, 2)} of the NHWC rows */
@@ -70,6 +74,30 @@ final class SlotTensor implements AutoCloseable {
         dataAddress = address;
     }
 
+    /**
+     * Wraps {@code bytes} of {@code batch}'s slot memory at {@code address} as {@code shape}, with the libtorch
+     * deleter that holds the slot's memory (and, once views outlive the batch, the batch) until the storage dies.
+     * Made again only when the address changes or the previous storage was left to views.
+     */
+    void ensureSlotBlob(Batch batch, long address, long bytes, long[] shape, TensorOptions options) {
+        if (full != null && fullAddress == address) {
+            return;
+        }
+        drop();
+        SlotLease slotLease = SlotDeleter.INSTANCE.lease(address, batch.holdMemory());
+        Tensor tensor;
+        try {
+            tensor = torch.from_blob(blob.at(address, bytes), shape, SlotDeleter.INSTANCE, options);
+        } catch (RuntimeException | Error e) {
+            SlotDeleter.INSTANCE.forget(address, slotLease);
+            throw e;
+        }
+        lease = slotLease;
+        adopt(tensor);
+        fullAddress = address;
+        dataAddress = address;
+    }
+
     /** Allocates {@code shape} in libtorch's allocator (contents undefined) unless already done. */
     void ensureEmpty(long[] shape, TensorOptions options) {
         if (full != null) {
@@ -81,7 +109,7 @@ final class SlotTensor implements AutoCloseable {
 
     private void adopt(Tensor made) {
         full = keep(made);
-        storage = full.storage();
+        storage = Owned.keep(full.storage()); // holds a reference: closed in drop(), not left to the GC
         capacity = full.size(0);
         rebaseline();
     }
@@ -143,11 +171,10 @@ final class SlotTensor implements AutoCloseable {
     }
 
     /**
-     * Ends the current batch: revokes the handle and checks that nothing else holds this slot's tensors.
-     *
-     * @return whether the storage had to be poisoned (the trainer kept a view past the release)
+     * Ends the current batch's handle: revokes it and checks whether anything beyond the adapter's own tensors
+     * still holds this slot's tensors (a view or copy the trainer kept past the release).
      */
-    boolean release(Object batch) {
+    boolean revoke() {
         long rows = handedRows;
         if (peer != null) {
             peer.revoke();
@@ -157,9 +184,36 @@ final class SlotTensor implements AutoCloseable {
         if (full == null) {
             return false;
         }
-        boolean kept = full.use_count() > fullBaseline || storage.use_count() > storageBaseline
+        return full.use_count() > fullBaseline || storage.use_count() > storageBaseline
             || (rows == capacity && (fullShaped != null ? fullShaped : full).use_count() > fullHandedBaseline)
             || (rows >= 0 && rows != capacity && (partShaped != null ? partShaped : part).use_count() > partHandedBaseline);
+    }
+
+    /**
+     * After {@link #revoke} found views: the adapter lets go of its tensors, so the storage lives exactly as long as
+     * the views and keeps this batch's values; a slot storage first takes {@code batch} (null: none), returned to
+     * the loader by its deleter. The slot's next batch gets fresh tensors.
+     */
+    void leaveToViews(SlotReturn batch) {
+        if (lease != null && batch != null) {
+            lease.owe(batch); // before drop(): the views may already be gone, and the deleter run inside it
+        }
+        drop();
+    }
+
+    /** Whether this tensor is over slot memory with the deleter ({@link #ensureSlotBlob}). */
+    boolean holdsSlot() {
+        return lease != null;
+    }
+
+    /**
+     * Ends the current batch for memory nothing can hold (device batches): {@link #revoke}, and when views remain,
+     * poisons the storage so that they throw instead of reading what the pipeline writes next.
+     *
+     * @return whether the storage had to be poisoned (the trainer kept a view past the release)
+     */
+    boolean release(Object batch) {
+        boolean kept = revoke();
         if (kept) {
             try (StringOptional message = new StringOptional("pinshard: the " + name + " tensor of " + batch
                     + " was used after the batch was closed: its memory belongs to the loader again (a view or copy "
@@ -191,9 +245,11 @@ final class SlotTensor implements AutoCloseable {
             fullShaped = null;
         }
         if (full != null) {
+            storage.close();
+            storage = null;
+            lease = null; // the storage's deleter ends it, now or with the trainer's last view
             full.close();
             full = null;
-            storage = null;
             fullAddress = 0;
             dataAddress = 0;
         }

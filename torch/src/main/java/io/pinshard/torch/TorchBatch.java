@@ -17,15 +17,19 @@ import org.bytedeco.pytorch.Tensor;
  *       them to libtorch, throws {@link NullPointerException} ("This pointer address is NULL"). Do not close them
  *       yourself (closing is harmless: they own nothing).</li>
  *   <li>A view or copy of a handle still alive at {@code close()} (a {@code permute}, {@code narrow},
- *       {@code contiguous()}, an autograd graph not yet run backward) is detected from libtorch's reference counts:
- *       its storage is poisoned, so using it later throws a {@link RuntimeException} naming this batch instead of
- *       reading the workers' next pixels. Free such temporaries before closing (JavaCPP's {@code PointerScope}, or
- *       {@code close()} on them); each poisoning costs the slot fresh tensors ({@link TorchLoader#poisoned()}).</li>
+ *       {@code contiguous()}, an autograd graph not yet run backward) is detected from libtorch's reference counts
+ *       and keeps its memory and this batch's values: the adapter leaves the storage to it. For {@link #images()}
+ *       and {@link #sampleIds()}, whose storage is the ring slot, the slot then goes back to the loader only when
+ *       libtorch frees that storage (its deleter), also after {@link TorchLoader#close()} and
+ *       {@code Loader.close()}. Until then the slot's next batch cannot be handed out ({@link TorchEpoch#next()}
+ *       throws after asking the garbage collector for views left to it). Free such temporaries before closing
+ *       (JavaCPP's {@code PointerScope}, or {@code close()} on them); each kept view costs the slot fresh tensors
+ *       ({@link TorchLoader#keptPastClose()}).</li>
  *   <li>The object is reused for the slot's next batch: do not keep it past {@code close()} (until then its
  *       accessors throw {@link IllegalStateException}; afterwards they answer for the new batch).</li>
  *   <li>Use it on one thread at a time; close it on the thread that ran the step, or after that step finished.</li>
  * </ul>
- * Steady state (every slot seen once, no poisoning): no native allocation, and only the per-batch Java handles on
+ * Steady state (every slot seen once, no view kept past a close): no native allocation, and only the per-batch Java handles on
  * the heap (well under 1 KiB per batch).
  */
 public final class TorchBatch implements AutoCloseable {
@@ -37,6 +41,8 @@ public final class TorchBatch implements AutoCloseable {
     private final UnsafeBuffer labelsIn = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer labelsOut = new UnsafeBuffer(0, 0);
     private Batch batch;
+    /** The last batch of this slot closed while views of its slot storages lived; null or done once returned. */
+    private SlotReturn pendingReturn;
     private boolean labelsFilled;
     private boolean normalizedFilled;
 
@@ -50,7 +56,7 @@ public final class TorchBatch implements AutoCloseable {
 
     TorchBatch open(Batch next) {
         if (batch != null) { // the raw batch was closed directly: end the handles of that one first
-            release();
+            release(false);
         }
         batch = next;
         labelsFilled = false;
@@ -64,7 +70,7 @@ public final class TorchBatch implements AutoCloseable {
      */
     public Tensor images() {
         Batch b = held();
-        images.ensureBlob(b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(), owner.uint8());
+        images.ensureSlotBlob(b, b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(), owner.uint8());
         return images.handle(b.size());
     }
 
@@ -87,7 +93,8 @@ public final class TorchBatch implements AutoCloseable {
     /** {@code int64 [N]} dataset record numbers, over the slot's memory. */
     public Tensor sampleIds() {
         Batch b = held();
-        sampleIds.ensureBlob(b.sampleIdsAddress(), (long) b.capacity() * Long.BYTES, owner.rowShape(), owner.int64());
+        sampleIds.ensureSlotBlob(b, b.sampleIdsAddress(), (long) b.capacity() * Long.BYTES, owner.rowShape(),
+            owner.int64());
         return sampleIds.handle(b.size());
     }
 
@@ -100,7 +107,8 @@ public final class TorchBatch implements AutoCloseable {
         Batch b = held();
         normalized.ensureEmpty(owner.imageShape(), owner.float32());
         if (!normalizedFilled) {
-            images.ensureBlob(b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(), owner.uint8());
+            images.ensureSlotBlob(b, b.address(), (long) b.capacity() * b.imageBytes(), owner.imageShape(),
+                owner.uint8());
             Tensor out = normalized.rows(b.size());
             out.copy_(images.rows(b.size()));
             owner.normalize(out);
@@ -127,27 +135,66 @@ public final class TorchBatch implements AutoCloseable {
         return b;
     }
 
-    /** Revokes this batch's tensors and gives the slot back to the loader. Idempotent. */
+    /**
+     * Revokes this batch's tensors and gives the slot back to the loader: now, or when libtorch frees the last view
+     * of its images or sample ids kept past this call. Idempotent.
+     */
     @Override
     public void close() {
+        if (batch != null) {
+            release(true);
+        }
+    }
+
+    /**
+     * Ends the handles; a tensor whose views outlive them is left to the views. {@code returnSlot}: give the slot
+     * back (at once, or through the deleters of the slot storages the views keep); false when the raw batch was
+     * closed directly already.
+     */
+    private void release(boolean returnSlot) {
         Batch b = batch;
-        if (b != null) {
-            release();
+        batch = null;
+        boolean imagesKept = images.revoke();
+        boolean idsKept = sampleIds.revoke();
+        boolean labelsKept = labels.revoke();
+        boolean normalizedKept = normalized.revoke();
+        int slotStorages = (imagesKept && images.holdsSlot() ? 1 : 0) + (idsKept && sampleIds.holdsSlot() ? 1 : 0);
+        SlotReturn owed = returnSlot && slotStorages > 0 ? new SlotReturn(owner, b, slotStorages) : null;
+        int left = (imagesKept ? 1 : 0) + (idsKept ? 1 : 0) + (labelsKept ? 1 : 0) + (normalizedKept ? 1 : 0);
+        if (left > 0) {
+            owner.countKept(left);
+        }
+        if (owed != null) {
+            pendingReturn = owed;
+            owner.slotHeldByViews();
+        }
+        // A slot storage takes the return before the adapter lets go of it: its deleter may run right there.
+        if (imagesKept) {
+            images.leaveToViews(owed);
+        }
+        if (idsKept) {
+            sampleIds.leaveToViews(owed);
+        }
+        if (labelsKept) {
+            labels.leaveToViews(null);
+        }
+        if (normalizedKept) {
+            normalized.leaveToViews(null);
+        }
+        if (returnSlot && owed == null) {
             b.close();
         }
     }
 
-    private void release() {
-        Batch b = batch;
-        batch = null;
-        int poisoned = 0;
-        poisoned += images.release(b) ? 1 : 0;
-        poisoned += labels.release(b) ? 1 : 0;
-        poisoned += sampleIds.release(b) ? 1 : 0;
-        poisoned += normalized.release(b) ? 1 : 0;
-        if (poisoned > 0) {
-            owner.countPoisoned(poisoned);
-        }
+    /** Whether views of an earlier batch of this slot still keep the slot from the loader. */
+    boolean heldByViews() {
+        SlotReturn r = pendingReturn;
+        return r != null && !r.done();
+    }
+
+    /** The batch those views keep ({@link #heldByViews()}). */
+    String heldBatch() {
+        return String.valueOf(pendingReturn);
     }
 
     /** Tensors this slot made so far. */

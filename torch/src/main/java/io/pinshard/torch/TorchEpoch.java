@@ -46,9 +46,17 @@ public final class TorchEpoch implements Iterator<TorchBatch>, Iterable<TorchBat
         return epoch.hasNext();
     }
 
-    /** The next batch, blocking until the workers filled it (see {@link Epoch#next()}). */
+    /**
+     * The next batch, blocking until the workers filled it (see {@link Epoch#next()}).
+     *
+     * @throws IllegalStateException also when a view of an earlier batch of the same slot, kept past that batch's
+     *                               close, still holds the slot (after 2 s of asking the GC to free it)
+     */
     @Override
     public TorchBatch next() {
+        if (epoch.hasNext()) {
+            owner.awaitSlot(epoch.nextSlot()); // refuse rather than wait forever for a slot a kept view holds
+        }
         var batch = epoch.next();
         try {
             return owner.slot(batch.slot()).open(batch);

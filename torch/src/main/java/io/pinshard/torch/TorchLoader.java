@@ -5,6 +5,10 @@ import io.pinshard.reader.loader.LoaderState;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorOptions;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bytedeco.pytorch.global.torch;
 
 /**
@@ -27,7 +31,10 @@ import org.bytedeco.pytorch.global.torch;
  *
  * It owns nothing of the loader (close the loader yourself, after this: try-with-resources in the order above does
  * that), only the libtorch tensors it keeps per ring slot, made on each slot's first batch. {@link #close()} frees
- * them and revokes the handles of batches still held. See {@link TorchBatch} for the lifetime rules.
+ * them and revokes the handles of batches still held. Its tensors over slot memory hold that memory (libtorch
+ * deleters, {@code Batch.holdMemory()}): a loader closed first frees it only when they are freed, at
+ * {@link #close()} or with the last view a trainer kept. One adapter per loader at a time. See {@link TorchBatch}
+ * for the lifetime rules.
  */
 public final class TorchLoader implements AutoCloseable {
     private final Loader loader;
@@ -41,7 +48,13 @@ public final class TorchLoader implements AutoCloseable {
     private final Scalar maxPixel = Owned.keep(new Scalar(255.0f));
     private final Tensor mean;
     private final Tensor std;
-    private long poisoned;
+    /** Loaders wrapped by an open adapter: two would make two live storages over one slot address. */
+    private static final Set<Loader> WRAPPED = ConcurrentHashMap.newKeySet();
+    /** How long {@link #awaitSlot} lets the garbage collector free views left to it before refusing. */
+    private static final long VIEW_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final AtomicInteger slotsHeldByViews = new AtomicInteger();
+    private long keptPastClose;
     private boolean closed;
 
     private TorchLoader(Loader loader, TorchOptions options) {
@@ -71,7 +84,15 @@ public final class TorchLoader implements AutoCloseable {
      */
     public static TorchLoader of(Loader loader, TorchOptions options) {
         Libtorch.require();
-        return new TorchLoader(loader, options);
+        if (!WRAPPED.add(loader)) {
+            throw new IllegalStateException(loader.name() + " is already wrapped by an open TorchLoader: close it first");
+        }
+        try {
+            return new TorchLoader(loader, options);
+        } catch (RuntimeException | Error e) {
+            WRAPPED.remove(loader);
+            throw e;
+        }
     }
 
     private Tensor channelTensor(float r, float g, float b) {
@@ -92,18 +113,28 @@ public final class TorchLoader implements AutoCloseable {
     /** Starts epoch {@code epoch} of the loader (see {@link Loader#epoch(int)}). */
     public TorchEpoch epoch(int epoch) {
         checkOpen();
+        awaitSlots();
         return new TorchEpoch(this, loader.epoch(epoch));
     }
 
     /** Continues from a checkpointed {@link TorchEpoch#state()} (see {@link Loader#resume(LoaderState)}). */
     public TorchEpoch resume(LoaderState state) {
         checkOpen();
+        awaitSlots();
         return new TorchEpoch(this, loader.resume(state));
     }
 
-    /** Storages poisoned so far because a view of a batch's tensor outlived the batch (0 in a clean loop). */
-    public long poisoned() {
-        return poisoned;
+    /**
+     * Tensors left to views that outlived their batch's close, so far (0 in a clean loop): each kept its memory and
+     * values, and costs its slot a fresh tensor.
+     */
+    public long keptPastClose() {
+        return keptPastClose;
+    }
+
+    /** Ring slots that views of a closed batch's images or sample ids keep from the loader now. */
+    public int slotsHeldByViews() {
+        return slotsHeldByViews.get();
     }
 
     /**
@@ -150,8 +181,53 @@ public final class TorchLoader implements AutoCloseable {
         rows.div_(std);
     }
 
-    void countPoisoned(int storages) {
-        poisoned += storages;
+    void countKept(int tensors) {
+        keptPastClose += tensors;
+    }
+
+    void slotHeldByViews() {
+        slotsHeldByViews.incrementAndGet();
+    }
+
+    /** A deleter (any thread) gave a slot back. */
+    void slotReturned() {
+        slotsHeldByViews.decrementAndGet();
+    }
+
+    /** Before a new epoch: every slot back ({@link #awaitSlot}), or the loader refuses the epoch. */
+    private void awaitSlots() {
+        for (int s = 0; s < slots.length; s++) {
+            awaitSlot(s);
+        }
+    }
+
+    /**
+     * Waits until views of an earlier batch no longer keep {@code slot} from the loader. A view the trainer left to
+     * the garbage collector (no close, no scope) is freed by JavaCPP only after a collection, so this asks for one,
+     * and waits up to 2 s; then it refuses rather than block the consumer forever.
+     *
+     * @throws IllegalStateException naming the batch whose views still hold the slot
+     */
+    void awaitSlot(int slot) {
+        TorchBatch held = slots[slot];
+        if (!held.heldByViews()) {
+            return;
+        }
+        long start = System.nanoTime();
+        while (held.heldByViews() && System.nanoTime() - start < VIEW_WAIT_NANOS) {
+            System.gc();
+            try {
+                Thread.sleep(20); // JavaCPP's deallocator thread frees the collected views
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (held.heldByViews()) {
+            throw new IllegalStateException("ring slot " + slot + " of " + loader.name() + " is still held by a view "
+                + "of the images or sample ids of " + held.heldBatch() + ", kept past that batch's close: free it "
+                + "(close() or its PointerScope) before asking for the slot's next batch");
+        }
     }
 
     private void checkOpen() {
@@ -173,6 +249,7 @@ public final class TorchLoader implements AutoCloseable {
         for (TorchBatch slot : slots) {
             slot.free();
         }
+        WRAPPED.remove(loader);
         mean.close();
         std.close();
         maxPixel.close();

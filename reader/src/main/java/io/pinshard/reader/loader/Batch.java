@@ -35,7 +35,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *       read racing it on another thread completes on live memory or is refused: close waits for reads in
  *       progress. An address handed out earlier is a raw pointer nothing can guard: whoever reads through it
  *       (a native call, an asynchronous device copy) must finish before releasing the batch or closing the
- *       loader.</li>
+ *       loader, or take a {@link #holdMemory()} first, which keeps the slot's memory allocated past the loader's
+ *       close until the hold is closed.</li>
  *   <li>The same {@code Batch} object is reused for later batches of the same slot: a reference kept past
  *       {@code close()} is refused until the slot's next batch is handed out, and from then on reads
  *       <em>that</em> batch. Do not keep references past {@code close()}.</li>
@@ -288,13 +289,49 @@ public final class Batch implements AutoCloseable {
         return region;
     }
 
+    /**
+     * Keeps this slot's memory allocated until the returned hold is closed, even past {@link Loader#close()} (which
+     * then leaves this slot to the hold's close): for memory handed to code with a lifetime of its own, such as a
+     * libtorch storage whose deleter closes the hold, as DLPack's deleter does. It holds the memory, not the batch:
+     * the slot still goes back to the workers at {@link #close()}. Allocates the hold (not meant per batch).
+     *
+     * @throws IllegalStateException when the batch was released or the loader closed
+     */
+    public SlotMemoryHold holdMemory() {
+        if (!ring.enter()) { // inside the guard the ring's own hold is there: the memory is live
+            throw loaderClosed();
+        }
+        try {
+            if (heldLease == 0) {
+                throw released();
+            }
+            return ring.holdMemory(slot);
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /**
+     * This hand-out of the slot object: distinct for each batch it carries, 0 once released. With
+     * {@link #closeHandout} a holder that may outlive the batch (a deleter run later, on another thread) closes
+     * exactly this batch, never a later one of the same slot.
+     */
+    public long handout() {
+        return heldLease;
+    }
+
     /** Releases the slot to the workers. Idempotent; callable from any thread, also after the loader closed. */
     @Override
     public void close() {
-        long held = heldLease;
+        closeHandout(heldLease);
+    }
+
+    /** {@link #close()} if this object still carries hand-out {@code handout} ({@link #handout()}); else nothing. */
+    public void closeHandout(long handout) {
+        long held = heldLease; // read first: the fields below were written before it was published
         long ringSequence = sequence;
         long runGeneration = generation;
-        if (held != 0 && HELD_LEASE.compareAndSet(this, held, 0L)) {
+        if (held != 0 && held == handout && HELD_LEASE.compareAndSet(this, held, 0L)) {
             ring.release(slot, ringSequence, runGeneration);
         }
     }

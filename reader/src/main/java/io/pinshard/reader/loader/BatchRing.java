@@ -9,6 +9,7 @@ import static io.pinshard.reader.loader.BatchRingDescriptor.workerOffset;
 
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.reader.ReadGuard;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -28,7 +29,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Lifetime: {@link #close()} frees the slots and the control block. Every access from outside the
  * worker threads (the consumer's {@code next()}, batch reads and releases on any thread, statistics) runs
  * inside the ring's {@link ReadGuard}, so close waits for those in progress and refuses later ones;
- * the workers are joined before close.
+ * the workers are joined before close. A slot's memory is counted: the ring holds it until close, and each
+ * {@link SlotMemoryHold} ({@link Batch#holdMemory()}) until it is closed; the last of them frees it.
  */
 final class BatchRing implements AutoCloseable {
     private final String owner;
@@ -39,6 +41,8 @@ final class BatchRing implements AutoCloseable {
     private final UnsafeBuffer control;
     private final NativeRegion[] regions;
     private final Batch[] batches;
+    /** Per slot: 1 for the ring until its close, plus the open {@link SlotMemoryHold}s; 0 once freed. */
+    private final AtomicIntegerArray memoryHolders;
     private volatile long generation;
 
     /** @param owner the loader's name, for messages about use after close */
@@ -55,6 +59,10 @@ final class BatchRing implements AutoCloseable {
         int controlBytes = BatchRingDescriptor.controlLength(slots, workers);
         this.regions = new NativeRegion[slots];
         this.batches = new Batch[slots];
+        this.memoryHolders = new AtomicIntegerArray(slots);
+        for (int s = 0; s < slots; s++) {
+            memoryHolders.set(s, 1);
+        }
         NativeRegion controlMemory = options.scratchAllocator().allocate(controlBytes, BatchRingDescriptor.ALIGNMENT);
         this.controlRegion = controlMemory;
         try {
@@ -189,6 +197,19 @@ final class BatchRing implements AutoCloseable {
         }
     }
 
+    /** A hold on {@code slot}'s memory (inside {@link #enter()}, so the ring's own hold is still there). */
+    SlotMemoryHold holdMemory(int slot) {
+        memoryHolders.incrementAndGet(slot);
+        return new SlotMemoryHold(this, slot);
+    }
+
+    /** Drops one holder of {@code slot}'s memory; the last one frees it (any thread). */
+    void releaseMemory(int slot) {
+        if (memoryHolders.decrementAndGet(slot) == 0 && regions[slot] != null) {
+            regions[slot].close();
+        }
+    }
+
     /** Adds to worker {@code worker}'s counter at {@code field} (a WORKER_*_OFFSET; only that worker writes it). */
     void addWorkerCounter(int worker, int field, long delta) {
         control.addLongRelease(workerOffset(slots, worker) + field, delta);
@@ -204,8 +225,9 @@ final class BatchRing implements AutoCloseable {
     }
 
     /**
-     * Frees the slots and the control block, once guarded accesses in progress have left; later accesses
-     * are refused. The workers must have stopped. Idempotent, callable from any thread.
+     * Frees the slots (those with a {@link SlotMemoryHold} open when its last hold closes) and the control block,
+     * once guarded accesses in progress have left; later accesses are refused. The workers must have stopped.
+     * Idempotent, callable from any thread.
      */
     @Override
     public void close() {
@@ -213,7 +235,9 @@ final class BatchRing implements AutoCloseable {
         // never a read of freed memory.
         if (guard.close() == ReadGuard.Outcome.CLOSED) {
             try {
-                CloseHelper.closeAll(regions);
+                for (int s = 0; s < slots; s++) {
+                    releaseMemory(s);
+                }
             } finally {
                 CloseHelper.close(controlRegion);
             }

@@ -128,6 +128,14 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         }
     }
 
+    /**
+     * The ring slot the next batch will occupy ({@link Batch#slot()}), without waiting for it: lets a consumer that
+     * keeps per-slot resources see that it still holds that slot.
+     */
+    public int nextSlot() {
+        return (int) ((sequenceBase + (nextBatch - firstBatch)) % ring.slots());
+    }
+
     private Batch take() {
         if (dataset.isClosed()) {
             IllegalStateException cause = new IllegalStateException("dataset " + dataset.location() + " is closed");

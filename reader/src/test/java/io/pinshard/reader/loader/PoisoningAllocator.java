@@ -10,18 +10,20 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * Host memory that, when a region is closed, is filled with {@link #POISON} and kept (freed only by
  * {@link #freeAll()}), so a read after close returns a recognisable value instead of crashing the JVM
- * or, worse, looking plausible.
+ * or, worse, looking plausible. In the test-jar for other modules' tests (the torch adapter's kept tensors).
  */
-final class PoisoningAllocator implements BatchMemoryAllocator {
+public final class PoisoningAllocator implements BatchMemoryAllocator {
     static final byte POISON = 0x7F;
     static final int POISON_INT = 0x7F7F7F7F;
 
     private final List<NativeRegion> kept = new ArrayList<>();
+    private long live;
 
     @Override
     public synchronized NativeRegion allocate(long length, int alignment) {
         NativeRegion region = HostMemoryAllocator.INSTANCE.allocate(length, alignment);
         kept.add(region);
+        live++;
         return new NativeRegion() {
             private boolean closed;
 
@@ -33,14 +35,25 @@ final class PoisoningAllocator implements BatchMemoryAllocator {
             public void close() {
                 if (!closed) {
                     closed = true;
+                    closedOne();
                     new UnsafeBuffer(region.address(), (int) region.length()).setMemory(0, (int) region.length(), POISON);
                 }
             }
         };
     }
 
+    private synchronized void closedOne() {
+        live--;
+    }
+
+    /** Regions handed out and not closed yet (closed ones stay allocated, poisoned, until {@link #freeAll()}). */
+    @Override
+    public synchronized long liveRegions() {
+        return live;
+    }
+
     /** Frees every region for real (call once nothing can read them any more). */
-    synchronized void freeAll() {
+    public synchronized void freeAll() {
         kept.forEach(NativeRegion::close);
         kept.clear();
     }
