@@ -40,7 +40,7 @@ class BenchAndPreviewThroughLauncherTest {
     @Test
     void benchReportsWhatAUserCanActOn() throws Exception {
         Launcher.Result bench = pinshard("bench", dataset.toString(), "--workers", "1", "--batch", "4", "--crop", "64",
-            "--seconds", "0.5", "--step-ms", "10000");
+            "--seconds", "2", "--step-ms", "10000");
         assertEquals(0, bench.status(), bench.toString());
         assertFalse(Pattern.compile("(?m)^data_wait_pct").matcher(bench.stdout()).find(),
             "the do-nothing trainer's data-wait is meaningless: " + bench);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * points, through {@code ./pinshard} and the Python package as a user runs them
  * ({@code acceptance/src/test/python/kill_parties.py}): after every kill nothing is left in /dev/shm and no process
  * of the session runs; no temporary file stays in the class-data-sharing cache. {@code -Dpinshard.killPoints=N}
- * kills at N points per party (default 4 here, to keep {@code mvn verify} short; the closing note of issue 23 gives
+ * kills at N points per party (default 3 here, to keep {@code mvn verify} short; the closing note of issue 23 gives
  * a 50-point run).
  */
 class KillPartiesTest {
@@ -29,7 +29,7 @@ class KillPartiesTest {
         assumeTrue(Files.isExecutable(PYTHON), PYTHON + " is not installed");
         assumeTrue(PythonModules.missing(PYTHON).isEmpty(), PYTHON + " lacks " + PythonModules.missing(PYTHON)
             + ": apt-get install python3-torch python3-numpy");
-        int points = Integer.getInteger("pinshard.killPoints", 4);
+        int points = Integer.getInteger("pinshard.killPoints", 3);
         Path home = Files.createDirectories(temp.resolve("home"));
         Path dataset = ServeTestData.write(temp.resolve("data"), 40);
         Path log = temp.resolve("kill-parties.log");

@@ -22,18 +22,25 @@ public final class KeptTensorChild {
     private KeptTensorChild() {
     }
 
+    /** {@code DIR KIND:CLOSED...}: the cases one after the other in this JVM; the first failure exits 1. */
     public static void main(String[] args) throws Exception {
-        String kind = args[1];
-        boolean afterLoaderClose = switch (args[2]) {
+        for (int i = 1; i < args.length; i++) {
+            String[] kindAndClosed = args[i].split(":", 2);
+            runCase(args[0], kindAndClosed[0], kindAndClosed[1]);
+        }
+    }
+
+    private static void runCase(String directory, String kind, String closed) throws Exception {
+        boolean afterLoaderClose = switch (closed) {
             case "batch" -> false;
             case "loader", "loader-first" -> true;
-            default -> throw new IllegalArgumentException("batch, loader or loader-first: " + args[2]);
+            default -> throw new IllegalArgumentException("batch, loader or loader-first: " + closed);
         };
-        boolean loaderFirst = args[2].equals("loader-first");
+        boolean loaderFirst = closed.equals("loader-first");
         // Freed slots are filled with 0x7F and kept mapped: a read after the free sees changed values every time
         // (with ordinary memory it may read plausible leftovers, or fault where the pages went back to the system).
         PoisoningAllocator allocator = new PoisoningAllocator();
-        Dataset dataset = Dataset.open(Path.of(args[0]));
+        Dataset dataset = Dataset.open(Path.of(directory));
         Loader loader = Loader.open(dataset, TorchTestData.options().prefetch(3).allocator(allocator).build());
         TorchLoader batches = TorchLoader.of(loader);
         TorchEpoch epoch = batches.epoch(0);
@@ -94,7 +101,7 @@ public final class KeptTensorChild {
                 System.exit(1);
             }
         }
-        System.out.println("kept: OK (" + kind + ", after the " + args[2] + " closed; " + before.length + " values)");
+        System.out.println("kept: OK (" + kind + ", after the " + closed + " closed; " + before.length + " values)");
     }
 
     /** The tensor's values through a copy libtorch makes (clone for "clone", contiguous() of a view otherwise). */
