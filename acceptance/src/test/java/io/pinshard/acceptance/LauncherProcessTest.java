@@ -67,7 +67,8 @@ class LauncherProcessTest {
         Launcher.Result help = Launcher.run(Launcher.pinshard(home, "serve", "--help"), temp.resolve("logs"), 60);
         assertEquals(0, help.status(), help.toString());
         assertTrue(Processes.await(() -> names(cds(home)).stream().anyMatch(n -> n.startsWith("serve-")
-            && n.endsWith(".jsa")), 180), "serve's archive is in place after a stop by signal: " + names(cds(home)));
+            && n.endsWith(".jsa")), 90), "serve's archive is in place after a stop by signal: " + names(cds(home))
+            + "\nserve's stderr:\n" + Files.readString(temp.resolve("serve.err")) + "\n" + help);
         assertTrue(Processes.await(() -> names(cds(home)).stream().noneMatch(n -> n.endsWith(".tmp")
             || n.endsWith(".discard")), 10), "no temporary file is left in the cache: " + names(cds(home)));
         Path serveAgain = SHM.resolve(ringName());
