@@ -141,8 +141,17 @@ def run_party(party, delay):
     # The session's JVM and the ring's reaper go within 5 s and take the ring with them; a Python client of the
     # ring (one the killed parent started) must then exit too once it sees the server gone, which may take as long
     # as its `import torch` (seconds on a loaded machine): it gets 30 s.
+    # Clean means clean twice, 0.5 s apart: a launcher the killed client had just forked can still exec a JVM
+    # (which then sees its owner dead and stops).
     deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline and ([p for p in with_ring(ring) if not is_python(p)] or left_in_shm(ring)):
+    clean_since = None
+    while time.monotonic() < deadline:
+        if [p for p in with_ring(ring) if not is_python(p)] or left_in_shm(ring):
+            clean_since = None
+        elif clean_since is None:
+            clean_since = time.monotonic()
+        elif time.monotonic() - clean_since >= 0.5:
+            break
         time.sleep(0.02)
     result = {"party": party, "delay_s": round(delay, 3),
               "processes_left": [p for p in with_ring(ring) if not is_python(p)], "shm_left": left_in_shm(ring),
