@@ -166,6 +166,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             channel = FileChannel.open(tempPath, java.util.Set.of(StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.READ, StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rw-------")));
+            // At once, before the zero fill (seconds for a large ring): a kill from here on leaves no file behind.
+            reaper = RingReaper.start(tempPath, path);
             // Write every page now: a full tmpfs fails here with an IOException, not later with SIGBUS in a worker.
             ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
             for (long at = 0; at < fileLength; at += zeros.capacity()) {
@@ -177,10 +179,12 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             BufferUtil.free(zeros);
             mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength);
             fileKey = Files.readAttributes(tempPath, BasicFileAttributes.class).fileKey();
-            reaper = RingReaper.start(tempPath, path); // unlinks both names if this JVM is killed
         } catch (IOException e) {
             closeChannel();
             deleteQuietly(tempPath);
+            if (reaper != null) {
+                reaper.close(); // nothing left for it to remove
+            }
             throw new UncheckedIOException("cannot create the ring " + tempPath + " (" + fileLength + " bytes): "
                 + e.getMessage(), e);
         }
