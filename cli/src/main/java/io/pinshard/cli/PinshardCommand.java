@@ -65,6 +65,12 @@ public final class PinshardCommand implements Runnable {
         return line
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+                if (StartupArchive.shuttingDown()) {
+                    // Stopped by a signal: what failed as the JVM went down is the stop itself, not the user's error.
+                    commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": stopped ("
+                        + Printable.escape(e.getMessage()) + ")");
+                    return 1;
+                }
                 if (e instanceof ShardFormatException format) {
                     // A dataset that is not there is a usage error; one that is there but broken is a failure.
                     commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": " + e.getMessage());

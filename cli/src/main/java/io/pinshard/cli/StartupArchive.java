@@ -9,7 +9,9 @@ import java.nio.file.Path;
  * ({@code -Dpinshard.cds.classList=FILE}, the JVM's {@code -XX:DumpLoadedClassList=FILE}), from which a later start
  * dumps the subcommand's class-data-sharing archive. A run whose command failed (a usage error, a missing dataset)
  * loaded the error path's classes, not the work's, so it leaves {@code FILE.discard} beside it and the next start
- * drops the list instead of putting it into place. A run stopped by a signal never returns here: its list is kept.
+ * drops the list instead of putting it into place. A run stopped by a signal keeps its list: the JVM is shutting
+ * down, and whatever failed in the command's threads then (a library adding a shutdown hook: "Shutdown in progress")
+ * is the stop, not an error path.
  */
 final class StartupArchive {
     static final String CLASS_LIST_PROPERTY = "pinshard.cds.classList";
@@ -20,7 +22,7 @@ final class StartupArchive {
     /** Marks this run's class list for discarding when {@code status} says the command failed. */
     static void discardUnlessSucceeded(int status) {
         String dump = System.getProperty(CLASS_LIST_PROPERTY);
-        if (status == 0 || dump == null || dump.isEmpty()) {
+        if (status == 0 || dump == null || dump.isEmpty() || shuttingDown()) {
             return;
         }
         try {
@@ -28,5 +30,20 @@ final class StartupArchive {
         } catch (IOException | RuntimeException e) {
             // No marker: the list is kept; its archive would only start this command less quickly.
         }
+    }
+
+    /**
+     * Whether the JVM is running its shutdown hooks (a SIGTERM, SIGINT or {@code System.exit} elsewhere): the only
+     * question the JDK answers about it is whether a hook can still be added.
+     */
+    static boolean shuttingDown() {
+        Thread probe = new Thread(() -> { }, "pinshard-shutdown-probe");
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+        } catch (IllegalStateException shutdownInProgress) {
+            return true;
+        }
+        Runtime.getRuntime().removeShutdownHook(probe);
+        return false;
     }
 }
