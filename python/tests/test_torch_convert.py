@@ -43,7 +43,7 @@ class ToTraining(unittest.TestCase):
         self.assertEqual((3, 5, 7, 3), tuple(out.shape))
         self.assertLess((out.double() - reference(images, MEAN, STD).permute(0, 2, 3, 1)).abs().max().item(), 1e-5)
 
-    def test_half_types_are_rounded_once_from_float32(self):
+    def test_half_types_are_within_half_an_ulp_of_the_exact_value(self):
         images = batch()
         scale, shift = normalisation(MEAN, STD, "NCHW")
         expected = reference(images, MEAN, STD)
