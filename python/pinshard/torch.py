@@ -86,7 +86,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     (refused).
 
     Epochs: `set_epoch(e)` picks the next epoch's number (its shuffle); without it each completed pass moves on to
-    the next epoch. `state_dict()` says where the iteration stands (the loader's LoaderState: epoch,
+    the next epoch, and a pass left with `break` is continued by the next `iter()`. `state_dict()` says where the iteration stands (the loader's LoaderState: epoch,
     batchesConsumed, seed, worldSize, rank) and `load_state_dict()` resumes there, with the batches that were left,
     as torchdata's `StatefulDataLoader` calls them; any rank's state resumes any rank of the same world size (the
     ring resumes on the same world size only; elastic resume to another size is the Java `Loader`'s).
@@ -137,6 +137,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._eval, self._drop_last, self._ready_timeout = eval, drop_last, ready_timeout
         self._rank, self._world_size = rank, world_size
         self._server: Optional[Server] = None
+        self._running: Optional[Iterator[Tuple[torch.Tensor, torch.Tensor]]] = None
         self._epoch, self._consumed = 0, 0
 
     @staticmethod
@@ -174,6 +175,9 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     def close(self) -> None:
         """Stops the server (the next iteration starts another)."""
         server, self._server = self._server, None
+        running, self._running = getattr(self, "_running", None), None
+        if running is not None:
+            running.close()
         if server is not None:
             server.stop()
 
@@ -191,7 +195,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
 
     def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
-        state["_server"] = None  # a copy (a spawned process) starts its own
+        state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
         return state
 
     # ---- epochs ----
@@ -233,6 +237,8 @@ class PinshardDataset(torch.utils.data.IterableDataset):
             raise RuntimeError("PinshardDataset runs its own server: use DataLoader(..., num_workers=0) (%d workers "
                                "would each start one and deliver the epoch %d times)"
                                % (info.num_workers, info.num_workers))
+        if self._running is not None:
+            self._running.close()  # a loop left with `break`: its held slot goes back before the next epoch starts
         ring = self._ring()
         if self._consumed >= ring.batches_per_epoch:  # a state saved after an epoch's last batch
             self._epoch, self._consumed = self._epoch + 1, 0
@@ -241,7 +247,8 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                                    "worldSize": self.world_size, "rank": self.rank}, auto_release=False)
         else:
             batches = ring.epoch(self._epoch, auto_release=False)
-        return self._batches(batches)
+        self._running = self._batches(batches)
+        return self._running
 
     def _batches(self, batches) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
         cuda = self.device.type == "cuda"
@@ -272,6 +279,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 yield images, labels
             self._epoch, self._consumed = self._epoch + 1, 0
         except RingError:
+            self._running = None  # this generator: it is running, close() must not close it
             self.close()  # a failed server: the next iteration starts a fresh one
             raise
         finally:

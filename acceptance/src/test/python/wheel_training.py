@@ -54,6 +54,15 @@ for (a, la), (b, lb) in zip(rest, again):
     assert torch.equal(a, b) and torch.equal(la, lb), "resumed batches differ"
 print("state_dict %s resumed to the identical %d remaining batches" % (state, len(again)))
 
+# zero-copy views (copy=False): a loop left with `break` holds a slot, which the next iteration gives back
+with PinshardDataset(dataset, dtype=torch.uint8, layout="NHWC", copy=False, **common) as views:
+    for images, labels in views:
+        ring_start, ring_end = views._server.ring.address_range()
+        assert ring_start <= images.data_ptr() < ring_end, "copy=False yields views of the ring"
+        break
+    assert len(list(views)) == 2, "the next iteration continues after the last batch yielded"
+print("copy=False views lie in the ring; after a break the next iteration continues with the rest")
+
 # the training loop of the README
 torch.manual_seed(0)
 ds = PinshardDataset(dataset, mean=MEAN, std=STD, **common)
