@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (system site packages, for Debian's torch; no index), then only the venv's {@code pinshard} and {@code python}
  * are used, outside the checkout: {@code --version}, {@code convert} of a tiny ImageFolder tree, and
  * wheel_training.py (PinshardDataset's dtype, NCHW shape, normalisation against the uint8 batch, len(), a
- * state_dict round trip mid-epoch, a training loop).
+ * state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks (gloo): disjoint samples whose
+ * union is the epoch.
  */
 class PythonWheelTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
@@ -68,6 +72,39 @@ class PythonWheelTest {
         assertTrue(training.stdout().contains("package 0.1.0 " + venv.toRealPath()), "the venv's package is used:\n"
             + training);
         assertTrue(training.stdout().contains("trained 3 epochs"), training.toString());
+
+        // DDP, two ranks on this machine with torchrun's variables (Debian's torch 1.13 torchrun itself fails on
+        // Python 3.11 before starting any rank, so the test sets them as torchrun does)
+        String port = Integer.toString(freePort());
+        List<Process> ranks = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            ProcessBuilder builder = new ProcessBuilder(venv.resolve("bin/python").toString(),
+                Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(), dataset.toString())
+                .directory(temp.toFile()).redirectErrorStream(true)
+                .redirectOutput(temp.resolve("logs/ddp-" + rank + ".log").toFile());
+            environment(builder);
+            builder.environment().putAll(Map.of("RANK", Integer.toString(rank), "LOCAL_RANK", Integer.toString(rank),
+                "WORLD_SIZE", "2", "LOCAL_WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", port));
+            ranks.add(builder.start());
+        }
+        for (int rank = 0; rank < 2; rank++) {
+            boolean ended = ranks.get(rank).waitFor(120, TimeUnit.SECONDS);
+            String log = Files.readString(temp.resolve("logs/ddp-" + rank + ".log"));
+            if (!ended) {
+                ranks.forEach(Process::destroyForcibly);
+            }
+            assertTrue(ended && ranks.get(rank).exitValue() == 0, "rank " + rank + ":\n" + log);
+            if (rank == 0) {
+                System.out.println(log);
+                assertTrue(log.contains("disjoint, union = the epoch of 24"), log);
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /** python/ less its tests and any build output, into target. */
@@ -89,6 +126,11 @@ class PythonWheelTest {
     /** A command in dir with HOME there, the checkout named for the build (PINSHARD_REPO) and nothing else of it. */
     private Launcher.Result run(Path dir, String... command) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+        environment(builder);
+        return Launcher.run(builder, temp.resolve("logs"), 120);
+    }
+
+    private void environment(ProcessBuilder builder) throws IOException {
         Map<String, String> env = builder.environment();
         env.put("HOME", Files.createDirectories(temp.resolve("home")).toString());
         env.put("PINSHARD_REPO", Launcher.repo().toString());
@@ -96,6 +138,5 @@ class PythonWheelTest {
         env.remove("PINSHARD_COMMAND");
         env.remove("PYTHONPATH");
         env.remove("XDG_CACHE_HOME");
-        return Launcher.run(builder, temp.resolve("logs"), 120);
     }
 }
