@@ -134,7 +134,7 @@ def jvm_flags(major: int, subcommand: str = "", properties: Optional[Mapping[str
 def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str = PACKAGED_JAR) -> List[str]:
     """`java FLAGS $PINSHARD_JAVA_OPTS -jar JAR ARGS`, the wheel's equivalent of ./pinshard ARGS."""
     if not os.path.isfile(jar):
-        raise FileNotFoundError("%s is missing: this pinshard package was not installed from a wheel (in a checkout "
+        raise FileNotFoundError("pinshard: %s is missing: this pinshard package was not installed from a wheel (in a checkout "
                                 "run ./pinshard)" % jar)
     java = find_java() if java is None else java
     subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else ""
@@ -163,7 +163,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         command = java_command(args)
     except (JavaNotFound, FileNotFoundError) as e:
-        print("pinshard: %s" % e, file=sys.stderr)
+        print(e, file=sys.stderr)  # each message starts with "pinshard needs" or names the missing jar
         return 1
     sys.stdout.flush()
     sys.stderr.flush()
