@@ -134,8 +134,8 @@ def jvm_flags(major: int, subcommand: str = "", properties: Optional[Mapping[str
 def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str = PACKAGED_JAR) -> List[str]:
     """`java FLAGS $PINSHARD_JAVA_OPTS -jar JAR ARGS`, the wheel's equivalent of ./pinshard ARGS."""
     if not os.path.isfile(jar):
-        raise FileNotFoundError("pinshard: %s is missing: this pinshard package was not installed from a wheel (in a checkout "
-                                "run ./pinshard)" % jar)
+        raise FileNotFoundError("pinshard: %s is missing: this pinshard package was not installed from a wheel "
+                                "(in a checkout run ./pinshard)" % jar)
     java = find_java() if java is None else java
     subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else ""
     return ([java.path] + jvm_flags(java.major, subcommand) + os.environ.get("PINSHARD_JAVA_OPTS", "").split()
