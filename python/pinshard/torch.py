@@ -86,10 +86,11 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     (refused).
 
     Epochs: `set_epoch(e)` picks the next epoch's number (its shuffle); without it each completed pass moves on to
-    the next epoch, and a pass left with `break` is continued by the next `iter()`. `state_dict()` says where the iteration stands (the loader's LoaderState: epoch,
-    batchesConsumed, seed, worldSize, rank) and `load_state_dict()` resumes there, with the batches that were left,
-    as torchdata's `StatefulDataLoader` calls them; any rank's state resumes any rank of the same world size (the
-    ring resumes on the same world size only; elastic resume to another size is the Java `Loader`'s).
+    the next epoch, and a pass left with `break` is continued by the next `iter()`. `state_dict()` says where the
+    iteration stands (the loader's LoaderState: epoch, batchesConsumed, seed, worldSize, rank) and
+    `load_state_dict()` resumes there, with the batches that were left, as torchdata's `StatefulDataLoader` calls
+    them; any rank's state resumes any rank of the same world size (the ring resumes on the same world size only;
+    elastic resume to another size is the Java `Loader`'s).
 
     Ranks: `rank`/`world_size` default to torch.distributed's when it is initialised at the first iteration, else
     torchrun's RANK/WORLD_SIZE; the server gives each rank its disjoint share of every epoch. One server per rank,

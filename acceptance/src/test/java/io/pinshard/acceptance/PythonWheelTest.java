@@ -44,7 +44,8 @@ class PythonWheelTest {
         assertEquals(0, wheel.status(), wheel.toString());
         Path built;
         try (Stream<Path> files = Files.list(dist)) {
-            built = files.filter(p -> p.getFileName().toString().matches("pinshard-.*\\.whl")).findFirst().orElseThrow();
+            built = files.filter(p -> p.getFileName().toString().matches("pinshard-.*\\.whl")).findFirst()
+                .orElseThrow();
         }
         Path venv = temp.resolve("venv");
         Launcher.Result created = run(temp, PYTHON.toString(), "-m", "venv", "--system-site-packages", venv.toString());
@@ -65,7 +66,8 @@ class PythonWheelTest {
         assertEquals(0, convert.status(), convert.toString());
 
         Launcher.Result training = run(temp, venv.resolve("bin/python").toString(),
-            Launcher.repo().resolve("acceptance/src/test/python/wheel_training.py").toString(), dataset.toString(), "3");
+            Launcher.repo().resolve("acceptance/src/test/python/wheel_training.py").toString(), dataset.toString(),
+            "3");
         System.out.println("PythonWheelTest " + built.getFileName() + " (" + Files.size(built) + " bytes):\n"
             + training.stdout());
         assertEquals(0, training.status(), training.toString());
