@@ -10,6 +10,7 @@ import subprocess
 import threading
 import time
 
+from . import _java
 from . import _layout as L
 from .client import Ring, RingError, _process_alive
 
@@ -20,11 +21,14 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
 
 
 def server_command():
-    """How to run pinshard: $PINSHARD_COMMAND (a JSON list or a shell line), else this checkout's ./pinshard
-    script, else `pinshard` on the PATH."""
+    """How to run pinshard: $PINSHARD_COMMAND (a JSON list or a shell line), else the wheel's jar on the JVM
+    `_java.find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else `pinshard` on
+    the PATH."""
     configured = os.environ.get("PINSHARD_COMMAND")
     if configured:
         return json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+    if os.path.isfile(_java.PACKAGED_JAR):
+        return _java.java_command(["serve"])[:-1]  # the caller appends "serve" and its arguments
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pinshard")
     if os.path.isfile(script):
         return [os.path.normpath(script)]

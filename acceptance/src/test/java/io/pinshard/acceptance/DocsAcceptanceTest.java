@@ -43,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>the absolute paths {@code /data/...}, {@code /scratch/...} and {@code /mnt/...} in a block's text are
  *       replaced by the same paths under the test's folder ({@code /data/pets} becomes {@code TMP/data/pets});</li>
  *   <li>{@code pinshard} on the PATH is a symbolic link to this checkout's {@code ./pinshard}, as the README
- *       installs it;</li>
+ *       installs it, and {@code PYTHONPATH} is this checkout's {@code python/}, where the wheel's package comes
+ *       from (PythonWheelTest installs the wheel itself);</li>
  *   <li>when a block names {@code s3://}, an s3proxy on loopback ({@link S3TestServer}) serves it:
  *       {@code AWS_ENDPOINT_URL}, {@code AWS_REGION} and {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}
  *       point at it, and every bucket the blocks name (such as {@code bucket}) exists, empty (path-style
@@ -205,7 +206,7 @@ class DocsAcceptanceTest {
         env.put("PATH", bin + File.pathSeparator + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.remove("XDG_CACHE_HOME");
         env.remove("PINSHARD_COMMAND");
-        env.remove("PYTHONPATH");
+        env.put("PYTHONPATH", repo.resolve("python").toString());  // the package, as its wheel installs it
         Path real = realPhotos();
         if (real != null && Files.isRegularFile(real.resolve(".complete"))) {
             env.put("PINSHARD_PHOTOS", real.toString());  // the demo reads the developer's fetched photos, never writes

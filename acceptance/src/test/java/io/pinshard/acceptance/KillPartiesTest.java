@@ -1,7 +1,6 @@
 package io.pinshard.acceptance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.serve.ServeTestData;
 import java.nio.file.Files;
@@ -26,9 +25,7 @@ class KillPartiesTest {
 
     @Test
     void nothingIsLeftAfterAnyPartyIsKilled() throws Exception {
-        assumeTrue(Files.isExecutable(PYTHON), PYTHON + " is not installed");
-        assumeTrue(PythonModules.missing(PYTHON).isEmpty(), PYTHON + " lacks " + PythonModules.missing(PYTHON)
-            + ": apt-get install python3-torch python3-numpy");
+        PythonModules.assumeUsable(PYTHON);
         int points = Integer.getInteger("pinshard.killPoints", 3);
         Path home = Files.createDirectories(temp.resolve("home"));
         Path dataset = ServeTestData.write(temp.resolve("data"), 40);

@@ -2,7 +2,6 @@ package io.pinshard.acceptance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.serve.ServeTestData;
 import java.nio.file.Files;
@@ -29,9 +28,7 @@ class PythonContextManagerTest {
     @ParameterizedTest
     @ValueSource(strings = {"ok", "raise"})
     void theBlockReturnsWithinTwoSecondsOfItsEnd(String mode) throws Exception {
-        assumeTrue(Files.isExecutable(PYTHON), PYTHON + " is not installed");
-        assumeTrue(PythonModules.missing(PYTHON).isEmpty(), PYTHON + " lacks " + PythonModules.missing(PYTHON)
-            + ": apt-get install python3-torch python3-numpy");
+        PythonModules.assumeUsable(PYTHON);
         Path home = Files.createDirectories(temp.resolve("home"));
         Path dataset = ServeTestData.write(temp.resolve("data"), 40);
         ProcessBuilder builder = new ProcessBuilder(PYTHON.toString(),

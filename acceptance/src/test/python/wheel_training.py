@@ -1,0 +1,83 @@
+"""What a user of the wheel runs (PythonWheelTest starts it with the venv's python, outside the checkout):
+PinshardDataset through DataLoader(batch_size=None), checked against the ring's uint8 batches, its len(), a
+state_dict round trip mid-epoch, and a few epochs of a training loop. Usage: wheel_training.py DATASET CLASSES"""
+
+import os
+import sys
+
+import torch
+
+import pinshard
+from pinshard.torch import PinshardDataset
+
+dataset, classes = sys.argv[1], int(sys.argv[2])
+package = os.path.dirname(pinshard.__file__)
+assert os.path.isfile(os.path.join(package, "_jar", "pinshard.jar")), "the wheel carries the jar: %s" % package
+command = pinshard.server_command()
+assert command[-2:] == ["-jar", os.path.join(package, "_jar", "pinshard.jar")], command
+print("package %s %s, server %s" % (pinshard.__version__, package, command[0]))
+
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+common = dict(batch_size=8, crop=32, workers=2, seed=11)
+
+with PinshardDataset(dataset, mean=MEAN, std=STD, **common) as floats, \
+        PinshardDataset(dataset, dtype=torch.uint8, layout="NHWC", **common) as pixels:
+    assert len(floats) == len(pixels) == 3, (len(floats), len(pixels))  # 24 images in batches of 8
+    mean = torch.tensor(MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(STD).view(1, 3, 1, 1)
+    pairs = list(zip(torch.utils.data.DataLoader(floats, batch_size=None), pixels))
+    assert len(pairs) == 3, len(pairs)
+    for (images, labels), (raw, raw_labels) in pairs:
+        assert images.dtype == torch.float32 and tuple(images.shape) == (8, 3, 32, 32), (images.dtype, images.shape)
+        assert raw.dtype == torch.uint8 and tuple(raw.shape) == (8, 32, 32, 3), (raw.dtype, raw.shape)
+        assert labels.dtype == torch.int64 and torch.equal(labels, raw_labels), (labels, raw_labels)
+        expected = (raw.permute(0, 3, 1, 2).float() / 255 - mean) / std
+        error = (images - expected).abs().max().item()
+        assert error < 1e-5, "normalised batch differs from the uint8 one by %g" % error
+        assert len(set(raw[..., 0].flatten().tolist())) > 4, "the images vary: a layout mix-up would show"
+    print("dtype float32, shape NCHW, normalisation within %.1e of the uint8 batch, len %d" % (error, len(floats)))
+    assert floats.state_dict()["epoch"] == 1 and floats.state_dict()["batchesConsumed"] == 0, floats.state_dict()
+
+# state_dict mid-epoch: a fresh dataset that loads it delivers exactly the batches that were left
+with PinshardDataset(dataset, mean=MEAN, std=STD, **common) as first:
+    first.set_epoch(2)
+    batches = iter(first)
+    next(batches)
+    state = first.state_dict()
+    assert state == {"epoch": 2, "batchesConsumed": 1, "seed": 11, "worldSize": 1, "rank": 0}, state
+    rest = [(images.clone(), labels.clone()) for images, labels in batches]
+with PinshardDataset(dataset, mean=MEAN, std=STD, **common) as resumed:
+    resumed.load_state_dict(state)
+    again = list(resumed)
+assert len(again) == len(rest) == 2, (len(again), len(rest))
+for (a, la), (b, lb) in zip(rest, again):
+    assert torch.equal(a, b) and torch.equal(la, lb), "resumed batches differ"
+print("state_dict %s resumed to the identical %d remaining batches" % (state, len(again)))
+
+# zero-copy views (copy=False): a loop left with `break` holds a slot, which the next iteration gives back
+with PinshardDataset(dataset, dtype=torch.uint8, layout="NHWC", copy=False, **common) as views:
+    for images, labels in views:
+        ring_start, ring_end = views._server.ring.address_range()
+        assert ring_start <= images.data_ptr() < ring_end, "copy=False yields views of the ring"
+        break
+    assert len(list(views)) == 2, "the next iteration continues after the last batch yielded"
+print("copy=False views lie in the ring; after a break the next iteration continues with the rest")
+
+# the training loop of the README
+torch.manual_seed(0)
+ds = PinshardDataset(dataset, mean=MEAN, std=STD, **common)
+model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
+                            torch.nn.Flatten(), torch.nn.Linear(8, classes))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+losses = []
+for epoch in range(3):
+    ds.set_epoch(epoch)
+    for images, labels in torch.utils.data.DataLoader(ds, batch_size=None):
+        loss = torch.nn.functional.cross_entropy(model(images), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+ds.close()
+assert len(losses) == 9 and all(l == l and l < 100 for l in losses), losses
+print("trained 3 epochs, 9 steps, loss %.3f -> %.3f" % (losses[0], losses[-1]))

@@ -1,0 +1,187 @@
+"""Running the server jar: which JVM (JAVA_HOME, then `java` on the PATH, at least Java 17), which flags (the root
+pom's pinshard.jvm.* properties, copied into the wheel at build time by setup.py) and the `pinshard` console script.
+
+Standard library only: setup.py loads this file to read the pom, and `pinshard --version` must not import torch.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence
+
+#: The oldest Java the server runs on (maven.compiler.release in the root pom).
+MINIMUM_JAVA = 17
+#: What to install on Debian or Ubuntu when no Java is found.
+DEBIAN_PACKAGE = "openjdk-17-jre-headless"
+#: The pom properties the package carries (see scripts/jvm-flags.sh, which reads the same ones).
+FLAG_PROPERTIES = ("pinshard.jvm.flags", "pinshard.jvm.jdk24Flags", "pinshard.jvm.convertFlags")
+#: The JVM's first stderr line whenever jdk.incubator.vector is added: true and of no use to the user.
+INCUBATOR_NOTICE = b"WARNING: Using incubator modules: jdk.incubator.vector\n"
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_CHECKOUT_POM = os.path.normpath(os.path.join(_PACKAGE, "..", "..", "pom.xml"))
+PACKAGED_JAR = os.path.join(_PACKAGE, "_jar", "pinshard.jar")
+PACKAGED_FLAGS = os.path.join(_PACKAGE, "_jar", "jvm-flags.json")
+
+
+class JavaNotFound(RuntimeError):
+    """No usable Java: none found, or one older than MINIMUM_JAVA. The message says where it looked and what to
+    install."""
+
+
+class Java(NamedTuple):
+    """A java executable, its major version and where it was found ("JAVA_HOME" or "PATH")."""
+    path: str
+    major: int
+    source: str
+
+
+def _install_hint() -> str:
+    return ("install Java %d or later (Debian/Ubuntu: `sudo apt-get install %s`) or point JAVA_HOME at one"
+            % (MINIMUM_JAVA, DEBIAN_PACKAGE))
+
+
+def java_major(java: str) -> int:
+    """The major version of `java`: from its JDK's `release` file (no JVM start), else from the JVM itself."""
+    home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    try:
+        with open(os.path.join(home, "release"), encoding="utf-8", errors="replace") as release:
+            for line in release:
+                match = re.match(r'JAVA_VERSION="(\d+)(?:\.(\d+))?', line)
+                if match:
+                    major = int(match.group(1))
+                    return int(match.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
+    except OSError:
+        pass
+    shown = subprocess.run([java, "-XshowSettings:properties", "-version"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60).stdout.decode("utf-8",
+                                                                                                         "replace")
+    match = re.search(r"java\.specification\.version = (?:1\.)?(\d+)", shown)
+    if not match:
+        raise JavaNotFound("%s did not say its version (java -XshowSettings:properties -version printed %r); %s"
+                           % (java, shown[-300:], _install_hint()))
+    return int(match.group(1))
+
+
+def find_java(environ: Optional[Mapping[str, str]] = None) -> Java:
+    """The java to run: $JAVA_HOME/bin/java when JAVA_HOME is set (as ./pinshard does: a JAVA_HOME without a java
+    is an error, not a reason to take another one), else `java` on the PATH; it must be Java 17 or later."""
+    environ = os.environ if environ is None else environ
+    home = environ.get("JAVA_HOME")
+    if home:
+        java, source = os.path.join(home, "bin", "java"), "JAVA_HOME"
+        if not (os.path.isfile(java) and os.access(java, os.X_OK)):
+            raise JavaNotFound("pinshard needs Java %d or later: JAVA_HOME is %s, which has no bin/java (java on the "
+                               "PATH is not looked at while JAVA_HOME is set); unset JAVA_HOME or %s"
+                               % (MINIMUM_JAVA, home, _install_hint()))
+    else:
+        java, source = shutil.which("java", path=environ.get("PATH", os.defpath)), "PATH"
+        if java is None:
+            raise JavaNotFound("pinshard needs Java %d or later and found none: JAVA_HOME is not set and there is no "
+                               "java on the PATH (%s); %s" % (MINIMUM_JAVA, environ.get("PATH", ""), _install_hint()))
+    major = java_major(java)
+    if major < MINIMUM_JAVA:
+        raise JavaNotFound("pinshard needs Java %d or later: %s (from %s) is Java %d; %s"
+                           % (MINIMUM_JAVA, java, source, major, _install_hint()))
+    return Java(java, major, source)
+
+
+def pom_properties(pom: str, names: Sequence[str] = FLAG_PROPERTIES) -> Dict[str, str]:
+    """The `names` properties of a Maven pom (one home of the JVM flags: the root pom)."""
+    root = ElementTree.parse(pom).getroot()
+    namespace = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    properties = root.find(namespace + "properties")
+    found = {}
+    for name in names:
+        element = properties.find(namespace + name) if properties is not None else None
+        if element is None or element.text is None:
+            raise ValueError("%s has no <%s> property" % (pom, name))
+        found[name] = element.text.strip()
+    return found
+
+
+def pom_version(pom: str) -> str:
+    """The pom's own <version>."""
+    root = ElementTree.parse(pom).getroot()
+    namespace = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    return root.find(namespace + "version").text.strip()
+
+
+def flag_properties() -> Dict[str, str]:
+    """The JVM flag properties: the wheel's copy, else this checkout's root pom."""
+    if os.path.isfile(PACKAGED_FLAGS):
+        with open(PACKAGED_FLAGS, encoding="utf-8") as f:
+            return json.load(f)
+    return pom_properties(_CHECKOUT_POM)
+
+
+def jvm_flags(major: int, subcommand: str = "", properties: Optional[Mapping[str, str]] = None) -> List[str]:
+    """The flags scripts/jvm-flags.sh prints for a Java `major` and a subcommand (no class-data-sharing archive)."""
+    properties = flag_properties() if properties is None else properties
+    line = properties["pinshard.jvm.flags"]
+    if major >= 24:
+        line += " " + properties["pinshard.jvm.jdk24Flags"]
+    if subcommand == "convert":
+        line += " " + properties["pinshard.jvm.convertFlags"]
+    return line.split()
+
+
+def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str = PACKAGED_JAR) -> List[str]:
+    """`java FLAGS $PINSHARD_JAVA_OPTS -jar JAR ARGS`, the wheel's equivalent of ./pinshard ARGS."""
+    if not os.path.isfile(jar):
+        raise FileNotFoundError("pinshard: %s is missing: this pinshard package was not installed from a wheel "
+                                "(in a checkout run ./pinshard)" % jar)
+    java = find_java() if java is None else java
+    subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else ""
+    return ([java.path] + jvm_flags(java.major, subcommand) + os.environ.get("PINSHARD_JAVA_OPTS", "").split()
+            + ["-jar", jar] + list(args))
+
+
+def _filter_stderr(read_end: int) -> None:
+    """The forked filter: copies the JVM's stderr through, less a first line that is the incubator notice."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the JVM; this copies its last words, then EOF
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        first = pipe.readline()
+        if first != INCUBATOR_NOTICE:
+            os.write(2, first)
+        while True:
+            chunk = pipe.read(65536)
+            if not chunk:
+                break
+            os.write(2, chunk)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The `pinshard` console script: execs the JVM (so the PID a caller holds is the JVM's, as with ./pinshard),
+    its stderr through a forked filter that drops the incubator notice."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        command = java_command(args)
+    except (JavaNotFound, FileNotFoundError) as e:
+        print(e, file=sys.stderr)  # each message starts with "pinshard needs" or names the missing jar
+        return 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        try:
+            os.close(write_end)
+            os.close(0)
+            os.close(1)
+            _filter_stderr(read_end)
+        finally:
+            os._exit(0)
+    os.close(read_end)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    os.execv(command[0], command)
+    return 1  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""`PinshardDataset`: a torch `IterableDataset` over a pinshard dataset, with training-ready batches.
+
+    from pinshard.torch import PinshardDataset
+    ds = PinshardDataset("/data/train", batch_size=256, crop=224,
+                         mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225))
+    for epoch in range(epochs):
+        ds.set_epoch(epoch)
+        for images, labels in torch.utils.data.DataLoader(ds, batch_size=None):   # or `in ds`
+            loss = criterion(model(images), labels)       # float32 [N, 3, 224, 224], int64 [N]
+"""
+
+import os
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+
+import torch
+import torch.utils.data
+
+from .client import RingError
+from .server import Server
+
+__all__ = ["PinshardDataset", "to_training", "normalisation", "rank_and_world"]
+
+_FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+_Triple = Union[float, Sequence[float]]
+
+
+def rank_and_world() -> Tuple[int, int]:
+    """(rank, world size): torch.distributed's when it is initialised, else torchrun's RANK and WORLD_SIZE, else
+    (0, 1)."""
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def normalisation(mean: Optional[_Triple], std: Optional[_Triple], layout: str,
+                  device: Union[str, torch.device] = "cpu") -> Tuple[torch.Tensor, torch.Tensor]:
+    """(scale, shift) with `x * scale + shift == (x / 255 - mean) / std` for uint8 pixels x, per channel, shaped
+    to broadcast over `layout` batches. mean/std in torchvision's units (of a [0, 1] image); without them the output
+    is x / 255."""
+    mean_t = torch.zeros(3, dtype=torch.float64) if mean is None else torch.as_tensor(mean, dtype=torch.float64)
+    std_t = torch.ones(3, dtype=torch.float64) if std is None else torch.as_tensor(std, dtype=torch.float64)
+    mean_t, std_t = mean_t.expand(3).clone(), std_t.expand(3).clone()
+    if bool((std_t <= 0).any()):
+        raise ValueError("std must be > 0 for every channel: %s" % std_t.tolist())
+    shape = (1, 3, 1, 1) if layout == "NCHW" else (1, 1, 1, 3)
+    scale = (1.0 / (255.0 * std_t)).to(torch.float32).view(shape).to(device)
+    shift = (-mean_t / std_t).to(torch.float32).view(shape).to(device)
+    return scale, shift
+
+
+def to_training(images: torch.Tensor, dtype: torch.dtype = torch.float32, layout: str = "NCHW",
+                scale: Optional[torch.Tensor] = None, shift: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """A uint8 [N, H, W, C] batch as a new tensor of `dtype` in `layout`: uint8 stays pixels (a copy in the layout),
+    a float type becomes `x * scale + shift` (see `normalisation`). Two vectorised passes for float32: one strided
+    copy that casts and permutes, one fused multiply-add in place (torch.addcmul); float16/bfloat16 are computed in
+    float32 and rounded once."""
+    if images.dtype != torch.uint8 or images.dim() != 4:
+        raise ValueError("expected a uint8 [N, H, W, C] batch, got %s %s" % (images.dtype, tuple(images.shape)))
+    if layout not in ("NCHW", "NHWC"):
+        raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
+    source = images.permute(0, 3, 1, 2) if layout == "NCHW" else images
+    if dtype == torch.uint8:
+        return source.contiguous() if layout == "NCHW" else source.clone()
+    if dtype not in _FLOAT_DTYPES:
+        raise ValueError("dtype must be torch.uint8, float32, float16, bfloat16 or float64, not %s" % dtype)
+    if scale is None or shift is None:
+        scale, shift = normalisation(None, None, layout, images.device)
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+    out = torch.empty(source.shape, dtype=work, device=images.device)
+    out.copy_(source)
+    torch.addcmul(shift.to(work), out, scale.to(work), out=out)
+    return out if work == dtype else out.to(dtype)
+
+
+class PinshardDataset(torch.utils.data.IterableDataset):
+    """Batches of a pinshard dataset from one `pinshard serve` of its own, started on the first `iter()` (or
+    `len()`), stopped by `close()` or when this process ends (the server watches its owner pid).
+
+    Yields `(images, labels)`: images `dtype` in `layout`, normalised when float (see `to_training`), labels int64,
+    both new tensors on `device` that stay valid (the ring slot goes back to the server at once). `copy=False`
+    with dtype uint8 and layout NHWC yields the ring's own zero-copy views instead, valid until the next batch.
+
+    Use it directly or through `DataLoader(ds, batch_size=None)` with `num_workers=0`: the server already decodes
+    and crops in `workers` JVM threads, and worker processes would each start a server and deliver the epoch again
+    (refused).
+
+    Epochs: `set_epoch(e)` picks the next epoch's number (its shuffle); without it each completed pass moves on to
+    the next epoch, and a pass left with `break` is continued by the next `iter()`. `state_dict()` says where the
+    iteration stands (the loader's LoaderState: epoch, batchesConsumed, seed, worldSize, rank) and
+    `load_state_dict()` resumes there, with the batches that were left, as torchdata's `StatefulDataLoader` calls
+    them; any rank's state resumes any rank of the same world size (the ring resumes on the same world size only;
+    elastic resume to another size is the Java `Loader`'s).
+
+    Ranks: `rank`/`world_size` default to torch.distributed's when it is initialised at the first iteration, else
+    torchrun's RANK/WORLD_SIZE; the server gives each rank its disjoint share of every epoch. One server per rank,
+    not per node: the ring has exactly one client (an flock), each rank's sharding lives in its own loader, and a
+    rank's crash or restart touches its server only; the cost is one JVM per rank, so `workers` defaults to this
+    machine's CPUs / LOCAL_WORLD_SIZE. With device="cuda" the device is cuda:LOCAL_RANK (torchrun's) unless
+    given, the ring is registered with CUDA (pin_memory) and conversion runs on the GPU after a non-blocking copy
+    (not tested: no GPU on the machine this was written on).
+
+    Mixing several datasets with weights is not offered: the Java loader serves one dataset per server.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], batch_size: int = 256, crop: int = 224, *,
+                 dtype: torch.dtype = torch.float32, layout: str = "NCHW", mean: Optional[_Triple] = None,
+                 std: Optional[_Triple] = None, device: Union[str, torch.device] = "cpu",
+                 workers: Optional[int] = None, prefetch: Optional[int] = None, order: str = "random",
+                 seed: int = 0, eval: bool = False, drop_last: bool = False, scale: Optional[Sequence[float]] = None,
+                 ratio: Optional[Sequence[float]] = None, flip: Optional[float] = None, rank: Optional[int] = None,
+                 world_size: Optional[int] = None, copy: bool = True, ready_timeout: float = 600.0,
+                 server_options: Optional[Dict[str, Any]] = None):
+        super().__init__()
+        if layout not in ("NCHW", "NHWC"):
+            raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
+        if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
+            raise ValueError("dtype must be torch.uint8, float32, float16, bfloat16 or float64, not %s" % dtype)
+        if dtype == torch.uint8 and (mean is not None or std is not None):
+            raise ValueError("mean/std need a float dtype: uint8 batches are pixels")
+        if not copy and (dtype != torch.uint8 or layout != "NHWC"):
+            raise ValueError("copy=False is for dtype=torch.uint8, layout=\"NHWC\" (the ring's own format) only")
+        self.path = os.fspath(path)
+        self.batch_size, self.crop, self.dtype, self.layout = batch_size, crop, dtype, layout
+        self.mean, self.std, self.copy, self.seed = mean, std, copy, seed
+        self.device = self._device(device)
+        normalisation(mean, std, layout)  # checks std now, not at the first batch
+        options = dict(batch=batch_size, crop=crop, order=order, seed=seed)
+        if workers is None:
+            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            workers = max(1, cpus // max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1"))))
+        options["workers"] = workers
+        for key, value in (("prefetch", prefetch), ("scale", scale), ("ratio", ratio), ("flip", flip)):
+            if value is not None:
+                options[key] = value
+        options.update(server_options or {})
+        self._options = options
+        self._eval, self._drop_last, self._ready_timeout = eval, drop_last, ready_timeout
+        self._rank, self._world_size = rank, world_size
+        self._server: Optional[Server] = None
+        self._running: Optional[Iterator[Tuple[torch.Tensor, torch.Tensor]]] = None
+        self._epoch, self._consumed = 0, 0
+
+    @staticmethod
+    def _device(device: Union[str, torch.device]) -> torch.device:
+        device = torch.device(device)
+        if device.type == "cuda" and device.index is None and "LOCAL_RANK" in os.environ:
+            device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        return device
+
+    # ---- the server ----
+
+    @property
+    def rank(self) -> int:
+        return self._rank if self._rank is not None else rank_and_world()[0]
+
+    @property
+    def world_size(self) -> int:
+        return self._world_size if self._world_size is not None else rank_and_world()[1]
+
+    def _ring(self):
+        if self._server is None:
+            rank, world = (self._server_rank_world())
+            self._rank, self._world_size = rank, world  # fixed for the server's life
+            self._server = Server(self.path, pin_memory=self.device.type == "cuda", eval=self._eval,
+                                  ready_timeout=self._ready_timeout,
+                                  extra_args=["--drop-last"] if self._drop_last else [],
+                                  rank=rank, world=world, **self._options)
+        return self._server.ring
+
+    def _server_rank_world(self) -> Tuple[int, int]:
+        rank, world = rank_and_world()
+        return (self._rank if self._rank is not None else rank,
+                self._world_size if self._world_size is not None else world)
+
+    def close(self) -> None:
+        """Stops the server (the next iteration starts another)."""
+        server, self._server = self._server, None
+        running, self._running = getattr(self, "_running", None), None
+        if running is not None:
+            running.close()
+        if server is not None:
+            server.stop()
+
+    def __enter__(self) -> "PinshardDataset":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
+        return state
+
+    # ---- epochs ----
+
+    def __len__(self) -> int:
+        """Batches per epoch for this rank (starts the server if it is not running)."""
+        return int(self._ring().batches_per_epoch)
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch the next iteration delivers; the epoch of a loaded state keeps its resume point."""
+        if epoch < 0:
+            raise ValueError("epoch must be >= 0: %d" % epoch)
+        if epoch != self._epoch:
+            self._epoch, self._consumed = epoch, 0
+
+    def state_dict(self) -> Dict[str, int]:
+        """Where the iteration stands: the next iteration continues after the last batch yielded."""
+        return {"epoch": self._epoch, "batchesConsumed": self._consumed, "seed": self.seed,
+                "worldSize": self.world_size, "rank": self.rank}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        """Resumes at `state` (from `state_dict()`, any rank's) on the next iteration."""
+        for key in ("epoch", "batchesConsumed", "seed", "worldSize"):
+            if key not in state:
+                raise ValueError("state %r has no %r: not a PinshardDataset state" % (state, key))
+        if int(state["seed"]) != self.seed:
+            raise ValueError("state %r was saved with seed %s; this dataset has seed %d (the epoch order depends on "
+                             "it)" % (state, state["seed"], self.seed))
+        if int(state["worldSize"]) != self.world_size:
+            raise ValueError("state %r was saved on %s ranks; this dataset runs on %d: the ring resumes on the same "
+                             "world size only" % (state, state["worldSize"], self.world_size))
+        if int(state["epoch"]) < 0 or int(state["batchesConsumed"]) < 0:
+            raise ValueError("state %r: epoch and batchesConsumed must be >= 0" % (state,))
+        self._epoch, self._consumed = int(state["epoch"]), int(state["batchesConsumed"])
+
+    def __iter__(self) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+        info = torch.utils.data.get_worker_info()
+        if info is not None and info.num_workers > 1:
+            raise RuntimeError("PinshardDataset runs its own server: use DataLoader(..., num_workers=0) (%d workers "
+                               "would each start one and deliver the epoch %d times)"
+                               % (info.num_workers, info.num_workers))
+        if self._running is not None:
+            self._running.close()  # a loop left with `break`: its held slot goes back before the next epoch starts
+        ring = self._ring()
+        if self._consumed >= ring.batches_per_epoch:  # a state saved after an epoch's last batch
+            self._epoch, self._consumed = self._epoch + 1, 0
+        if self._consumed:
+            batches = ring.resume({"epoch": self._epoch, "batchesConsumed": self._consumed, "seed": self.seed,
+                                   "worldSize": self.world_size, "rank": self.rank}, auto_release=False)
+        else:
+            batches = ring.epoch(self._epoch, auto_release=False)
+        self._running = self._batches(batches)
+        return self._running
+
+    def _batches(self, batches) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+        cuda = self.device.type == "cuda"
+        scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
+        pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
+        try:
+            for batch in batches:
+                if not self.copy:
+                    images, labels = batch.images, batch.labels.long()
+                    batch_to_release = None if pending is None else pending[0]
+                    pending = (batch, None)
+                elif cuda:
+                    source = batch.images.to(self.device, non_blocking=True)
+                    labels = batch.labels.to(self.device, non_blocking=True).long()
+                    event = torch.cuda.Event()
+                    event.record()
+                    images = to_training(source, self.dtype, self.layout, scale, shift)
+                    if pending is not None:
+                        pending[1].synchronize()
+                    batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
+                else:
+                    images = to_training(batch.images, self.dtype, self.layout, scale, shift)
+                    labels = batch.labels.long()
+                    batch_to_release = batch
+                if batch_to_release is not None:
+                    batch_to_release.release()
+                self._consumed += 1
+                yield images, labels
+            self._epoch, self._consumed = self._epoch + 1, 0
+        except RingError:
+            self._running = None  # this generator: it is running, close() must not close it
+            self.close()  # a failed server: the next iteration starts a fresh one
+            raise
+        finally:
+            if pending is not None:
+                if pending[1] is not None:
+                    pending[1].synchronize()
+                pending[0].release()
+            batches.close()
