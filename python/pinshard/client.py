@@ -7,6 +7,7 @@ import mmap
 import os
 import platform
 import stat
+import tempfile
 import threading
 import time
 import warnings
@@ -22,6 +23,89 @@ SUPPORTED_VERSIONS = (1,)
 
 class RingError(RuntimeError):
     """The ring cannot be used: not a ring, another version, refused command, server failure."""
+
+
+_TYPE_NAMES = {stat.S_IFDIR: "a directory", stat.S_IFREG: "a regular file", stat.S_IFIFO: "a FIFO",
+               stat.S_IFLNK: "a symbolic link", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device"}
+
+
+def _describe(info):
+    """What lstat/fstat says, as RingDirectory.Attributes.describe() says it on the Java side."""
+    kind = _TYPE_NAMES.get(stat.S_IFMT(info.st_mode), "a file of type 0%o" % stat.S_IFMT(info.st_mode))
+    return "%s owned by uid %d with mode 0%o" % (kind, info.st_uid, stat.S_IMODE(info.st_mode))
+
+
+def ring_directory(environ=None):
+    """This user's ring directory (docs/RING.md, §9): $XDG_RUNTIME_DIR/pinshard when XDG_RUNTIME_DIR is a directory
+    of this user with mode 0700, else /dev/shm/pinshard-UID. Not created: see `ensure_ring_directory`. The Java side
+    (io.pinshard.serve.RingDirectory) decides the same way, so a bare ring name means one file to both."""
+    environ = os.environ if environ is None else environ
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    if runtime and runtime.startswith("/"):
+        try:
+            info = os.lstat(runtime)
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700:
+                return os.path.join(runtime, "pinshard")
+        except OSError:
+            pass
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+    return os.path.join(base, "pinshard-%d" % os.geteuid())
+
+
+def ensure_ring_directory(directory=None):
+    """Creates the ring directory (mode 0700) if missing and checks, with lstat, that it is a directory of this user
+    with mode 0700 (another user may have made it first); returns it or raises RingError naming owner and mode."""
+    directory = ring_directory() if directory is None else directory
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    try:
+        info = os.lstat(directory)
+    except OSError as e:
+        raise RingError("ring directory %s cannot be checked: %s" % (directory, e))
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) != 0o700:
+        raise RingError("ring directory %s is %s, not a directory of uid %d with mode 0700: another user may have "
+                        "made it; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a directory of yours with "
+                        "mode 0700)" % (directory, _describe(info), os.geteuid()))
+    return directory
+
+
+def resolve_ring(ring):
+    """The path of ring `ring` as `pinshard serve --ring` resolves it: a bare name (no "/") lies in the ring
+    directory, anything else is taken as given."""
+    ring = os.fspath(ring)
+    if "/" not in ring:
+        if ring in ("", ".", ".."):
+            raise RingError("%r is not a ring file name" % ring)
+        return os.path.join(ensure_ring_directory(), ring)
+    return os.path.abspath(ring)
+
+
+def _open_ring_file(path, flags, accept_other_user):
+    """Opens `path` without following a link or blocking on a FIFO and checks, on the open file, that it is a regular
+    file of this user with mode 0600 (or, with `accept_other_user`, of any user). Returns (fd, fstat)."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (path, path))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise RingError("%s is a symbolic link: a ring is opened only by its own name (O_NOFOLLOW)" % path)
+        raise RingError("%s cannot be opened: %s" % (path, e))
+    try:
+        info = os.fstat(fd)
+        mine = info.st_uid == os.geteuid()
+        if not stat.S_ISREG(info.st_mode) or (not mine and not accept_other_user) \
+                or (mine and stat.S_IMODE(info.st_mode) != 0o600):
+            raise RingError("%s is %s, not a regular file of uid %d with mode 0600: refusing it (a ring of another "
+                            "user's server needs Ring(..., accept_other_user=True))" % (path, _describe(info),
+                                                                                       os.geteuid()))
+        return fd, info
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class ServerGone(RingError):
@@ -102,8 +186,10 @@ class Ring:
     `pin_reason` says why.
     """
 
-    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None):
-        self.path = os.fspath(path)
+    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None,
+                 accept_other_user=False):
+        self.path = resolve_ring(path)
+        self.accept_other_user = accept_other_user
         self.server_timeout = server_timeout
         self.pinned = False
         self.pin_reason = "pin_memory was not asked for"
@@ -113,20 +199,23 @@ class Ring:
         self._stream = None
         self._epoch = None
         self._last_consumed = None
-        try:
-            fd = os.open(self.path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-        except FileNotFoundError:
-            raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (self.path, self.path))
         self._fd = None
+        fd, info = _open_ring_file(self.path, os.O_RDWR, accept_other_user)
         try:
-            self._map(fd)
+            self._map(fd, info)
         finally:
             os.close(fd)  # mmap keeps its own duplicate
         # The flock lives on an open file description of its own: mmap's duplicate shares the first one, and it
-        # outlives close() while a tensor still views the ring, which must not keep the next client out.
-        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # outlives close() while a tensor still views the ring, which must not keep the next client out. It is
+        # also the descriptor fstat'ed before each batch (a truncated ring would kill this process by SIGBUS).
+        try:
+            self._fd, _ = _open_ring_file(self.path, os.O_RDONLY, accept_other_user)
+        except BaseException:
+            self._unmap()
+            raise
         try:
             self._check_same_file(self._fd)
+            self._check_server_user()
             self._lock(self._fd)
             self._check_server(starting=True)
             self._closed = False
@@ -140,10 +229,7 @@ class Ring:
 
     # ---- opening ----
 
-    def _map(self, fd):
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RingError("%s is not a pinshard ring (not a regular file)" % self.path)
+    def _map(self, fd, info):
         size = info.st_size
         self._inode = (info.st_dev, info.st_ino)
         if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
@@ -198,6 +284,19 @@ class Ring:
         info = os.fstat(fd)
         if (info.st_dev, info.st_ino) != self._inode:
             raise RingError("%s was replaced while it was being opened: try again" % self.path)
+
+    def _check_server_user(self):
+        """The server must run as this user, as the file's owner does (unless `accept_other_user`)."""
+        if self.accept_other_user:
+            return
+        try:
+            uid = os.stat("/proc/%d" % self.server_pid).st_uid
+        except OSError:
+            return  # no such process (the liveness check reports it) or no /proc
+        if uid != os.geteuid():
+            raise RingError("the server of %s (pid %d) runs as uid %d, not as this user (uid %d): refusing to attach "
+                            "(Ring(..., accept_other_user=True) to accept it)" % (self.path, self.server_pid, uid,
+                                                                                  os.geteuid()))
 
     def _lock(self, fd):
         try:
@@ -300,7 +399,7 @@ class Ring:
     def _unlink_if_orphaned(self):
         """A killed server cannot unlink its ring: the client does, if the path still names the file it mapped."""
         try:
-            info = os.stat(self.path)
+            info = os.lstat(self.path)
             if (info.st_dev, info.st_ino) == self._inode:
                 os.unlink(self.path)
         except OSError:

@@ -87,7 +87,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             throw new IllegalArgumentException("ring " + path + ": directory " + parent + " does not exist");
         }
         clearDeadTemporaries(absolute);
-        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
+        if (RingDirectory.checkOwnRingFile(absolute)) { // lstat first: another user's file, a FIFO, a link refused
             RingOwner owner = RingOwner.read(absolute);
             if (owner == null) {
                 throw new IllegalStateException(path + " exists and is not a pinshard ring: refusing to replace it "
@@ -429,7 +429,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
                 return null; // a FIFO would block the open, a device be read: neither is a ring
             }
             ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-            try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 while (header.hasRemaining() && in.read(header) > 0) {
                     // read what there is
                 }
