@@ -9,8 +9,9 @@
 Standard library, numpy and torch only. Protocol: docs/RING.md in the repository.
 """
 
-from .client import Batch, Batches, Epoch, Ring, RingError, ServerGone, SUPPORTED_VERSIONS
+from .client import (Batch, Batches, Epoch, Ring, RingError, ServerGone, SUPPORTED_VERSIONS, ensure_ring_directory,
+                     ring_directory)
 from .server import Server, clean_stale_rings, serve, server_command
 
 __all__ = ["Batch", "Batches", "Epoch", "Ring", "RingError", "ServerGone", "Server", "SUPPORTED_VERSIONS",
-           "clean_stale_rings", "serve", "server_command"]
+           "clean_stale_rings", "ensure_ring_directory", "ring_directory", "serve", "server_command"]

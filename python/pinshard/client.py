@@ -18,7 +18,7 @@ import torch
 from . import _layout as L
 
 #: The ring versions this client reads.
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (2,)
 
 
 class RingError(RuntimeError):
@@ -275,6 +275,10 @@ class Ring:
         self.rank = self._int(L.RANK_OFFSET)
         self.world_size = self._int(L.WORLD_SIZE_OFFSET)
         self.server_pid = self._long(L.SERVER_PID_OFFSET)
+        self.classes = self._int(L.CLASS_COUNT_OFFSET)
+        if self.classes < 0:
+            raise RingError("%s has an inconsistent header (CLASS_COUNT %d)" % (self.path, self.classes))
+        self._size = size
         self.eval_mode = bool(self._int(L.FLAGS_OFFSET) & L.FLAG_EVAL)
         if platform.machine() not in ("x86_64", "AMD64"):
             warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
@@ -323,8 +327,10 @@ class Ring:
         while not self._beat.wait(0.1):
             beat += 1
             try:
+                if self._shrunk():
+                    return  # truncated: a store would be SIGBUS; the next batch taken reports it
                 self._put_long(L.CLIENT_HEARTBEAT_OFFSET, beat)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OSError):
                 return  # unmapped under us by close()
 
     def _pin(self):
@@ -405,24 +411,27 @@ class Ring:
         except OSError:
             pass
 
-    def _await(self, done, timeout, what):
+    def _await(self, done, timeout, what, check=None):
         """Polls `done()`: a few checks, then sleeps from 50 us doubling to 1 ms (a waiting client costs ~1 % of a
-        core; the server keeps filling other slots meanwhile), checking the server every 0.1 s. Returns seconds."""
+        core; the server keeps filling other slots meanwhile), checking the server (and `check()`) every 0.1 s.
+        Returns seconds."""
         started = time.monotonic()
         if done():
             return 0.0
-        check = started + 0.1
+        next_check = started + 0.1
         pause = 0.0
         while not done():
             if pause:
                 time.sleep(pause)
             pause = min(0.001, pause * 2 if pause else 0.00005)
             now = time.monotonic()
-            if now >= check:
+            if now >= next_check:
                 self._check_server()
+                if check is not None:
+                    check()
                 if timeout is not None and now - started > timeout:
                     raise RingError("timed out after %.0f s waiting %s on %s" % (timeout, what, self.path))
-                check = now + 0.1
+                next_check = now + 0.1
         return time.monotonic() - started
 
     # ---- epochs ----
@@ -495,7 +504,8 @@ class Ring:
                     return True
             return False
 
-        waited = self._await(published, None, "for batch %d of epoch %d" % (start_batch + k, epoch))
+        waited = self._await(published, None, "for batch %d of epoch %d" % (start_batch + k, epoch),
+                             lambda: self._check_stream(sequence))
         slot = found[0]
         header = L.slot_header_offset(slot)
         # Seqlock-style: the header fields read below belong to `sequence` if SEQUENCE still says so afterwards.
@@ -510,10 +520,21 @@ class Ring:
             raise RingError("slot %d of %s changed while it was read (the server reclaimed it: was this client "
                             "stalled longer than the server's --client-timeout?)" % (slot, self.path))
         self._check_slot(slot, size, images_at, labels_at, ids_at)
+        if batch_epoch != epoch or not start_batch <= index < start_batch + count or index != start_batch + k:
+            raise RingError("%s: slot %d's EPOCH %d / INDEX %d are not batch %d of epoch %d (sequence %d): the slot "
+                            "header was overwritten" % (self.path, slot, batch_epoch, index, start_batch + k, epoch,
+                                                        sequence))
+        self._check_size()
         image_bytes = self.height * self.width * self.channels
         images = torch.from_numpy(self._u8[images_at:images_at + size * image_bytes]).view(
             size, self.height, self.width, self.channels)
-        labels = torch.from_numpy(self._u8[labels_at:labels_at + 4 * size].view("<i4"))
+        label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
+        low, high = int(label_array.min()), int(label_array.max())
+        if low < -1 or (self.classes > 0 and high >= self.classes):
+            bad = low if low < -1 else high
+            raise RingError("%s: slot %d holds label %d, outside -1..%d (CLASS_COUNT %d): the slot was overwritten"
+                            % (self.path, slot, bad, self.classes - 1, self.classes))
+        labels = torch.from_numpy(label_array)
         ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
         batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids)
         self._held[slot] = sequence
@@ -530,10 +551,46 @@ class Ring:
                 raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
                                 % (self.path, slot, name, size, at, start, end))
 
+    def _check_size(self):
+        """The file must still be as long as when it was mapped: touching a page past a truncation is SIGBUS, which
+        kills a Python process without a message. Checked (one fstat) before each batch is handed out and before
+        each heartbeat store; a truncation after the check can still kill the process (docs/RING.md, §9.1)."""
+        size = os.fstat(self._fd).st_size
+        if size < self._size:
+            raise RingError("ring file %s truncated by another process: %d of its %d bytes are left; stopping before "
+                            "a read of a lost page kills this process (SIGBUS)" % (self.path, size, self._size))
+
+    def _shrunk(self):
+        try:
+            return os.fstat(self._fd).st_size < self._size
+        except (OSError, TypeError):
+            return True
+
+    def _check_stream(self, sequence):
+        """Bounds the wait for `sequence` by what garbage cannot fake for long: this session still attached, no slot
+        ahead of PUBLISHED, and a PUBLISHED at or past `sequence` meaning some slot holds it."""
+        self._check_size()
+        seqs = [self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) for s in range(self.slots)]
+        published = self._long(L.PUBLISHED_OFFSET)  # after the slots: the server stores it after each SEQUENCE
+        if self._long(L.ATTACHED_SESSION_OFFSET) != self._session:
+            raise RingError("the server of %s no longer serves this client (ATTACHED_SESSION %d, ours %d): was this "
+                            "client stalled longer than --client-timeout?" % (self.path,
+                                                                              self._long(L.ATTACHED_SESSION_OFFSET),
+                                                                              self._session))
+        for slot, value in enumerate(seqs):
+            if value < 0 or value > published:
+                raise RingError("%s: slot %d's SEQUENCE %d is past PUBLISHED %d: the slot header was overwritten"
+                                % (self.path, slot, value, published))
+        if published >= sequence and sequence not in seqs:
+            raise RingError("%s: sequence %d was published (PUBLISHED %d) but no slot header holds it: the slot "
+                            "headers were overwritten" % (self.path, sequence, published))
+
     def _release(self, slot, sequence):
         if self._closed or self._held.get(slot) != sequence:
             return
         del self._held[slot]
+        if self._shrunk():
+            return  # the store would be SIGBUS; the next batch taken reports the truncation
         # A plain store: on x86-64 (TSO) it is not reordered before this thread's earlier reads of the slot.
         self._put_long(L.slot_header_offset(slot) + L.SLOT_RELEASED_OFFSET, sequence)
 
@@ -558,7 +615,8 @@ class Ring:
         try:
             self._beat.set()
             self._beater.join()
-            self._put_long(L.SESSION_OFFSET, 0)
+            if not self._shrunk():
+                self._put_long(L.SESSION_OFFSET, 0)
         finally:
             if self.pinned:
                 torch.cuda.cudart().cudaHostUnregister(self._base())

@@ -257,14 +257,164 @@ class BadRings(unittest.TestCase):
         self.assert_refused(os.path.join(RING_DIR, "pinshard-no-such-%d.ring" % os.getpid()), "does not exist")
 
     def test_a_ring_newer_than_the_client(self):
-        self.assert_refused(self.ring_file(self.header(max(pinshard.SUPPORTED_VERSIONS) + 1)), "version 2",
+        newer = max(pinshard.SUPPORTED_VERSIONS) + 1
+        self.assert_refused(self.ring_file(self.header(newer)), "version %d" % newer,
                             "server is newer than the client")
 
     def test_a_client_newer_than_the_server(self):
         self.assert_refused(self.ring_file(self.header(0)), "version 0", "client is newer than the server")
 
     def test_a_header_contradicting_its_file(self):
-        self.assert_refused(self.ring_file(self.header(1)), "inconsistent header")
+        self.assert_refused(self.ring_file(self.header(L.VERSION)), "inconsistent header")
+
+    def test_a_ring_others_can_read_is_refused(self):
+        path = self.ring_file(self.header(L.VERSION))
+        os.chmod(path, 0o644)
+        self.assert_refused(path, "a regular file owned by uid %d with mode 0644" % os.geteuid())
+
+    def test_a_link_to_a_ring_is_not_followed(self):
+        target = self.ring_file(self.header(L.VERSION))
+        link = target + ".link"
+        os.symlink(target, link)
+        self.addCleanup(os.unlink, link)
+        self.assert_refused(link, "symbolic link", "O_NOFOLLOW")
+
+
+NOBODY = 65534
+
+
+def as_nobody(script):
+    """Runs `script` (sh) as the user nobody: the attacker of issue 24, sharing /dev/shm with this user."""
+    subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "sh", "-c", script],
+                   check=True, timeout=10)
+
+
+def run_client(script, *args, timeout=30):
+    """Runs `script` in a child Python (a SIGBUS or a hang there fails the test instead of killing or hanging it)."""
+    return subprocess.run([sys.executable, "-c", script] + list(args), env=dict(os.environ, PYTHONPATH=PYTHON_DIR),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/usr/bin/setpriv") and os.path.isdir("/dev/shm"),
+                     "a second user (nobody) through setpriv needs root, /usr/bin/setpriv and /dev/shm")
+class AnotherUser(unittest.TestCase):
+    """Issue 24's attacks by a second real user in the shared, sticky /dev/shm: each hung or attached before."""
+
+    def attacker_path(self, suffix):
+        path = "/dev/shm/pinshard-attack-%d-%s%s" % (os.getpid(), os.urandom(4).hex(), suffix)
+        self.addCleanup(lambda: os.path.lexists(path) and (os.rmdir(path) if os.path.isdir(path) else os.unlink(path)))
+        return path
+
+    def test_a_fifo_named_like_a_ring_neither_hangs_the_sweep_nor_the_client(self):
+        fifo = self.attacker_path(".ring")
+        as_nobody("mkfifo -m 0666 %s" % fifo)
+        result = run_client("import sys, pinshard\nprint(pinshard.clean_stale_rings('/dev/shm'))\n"
+                            "try:\n    pinshard.Ring(sys.argv[1])\nexcept pinshard.RingError as e:\n    print(e)",
+                            fifo, timeout=20)
+        out = result.stdout.decode()
+        self.assertEqual(result.returncode, 0, out)
+        self.assertIn("%s is a FIFO owned by uid %d" % (fifo, NOBODY), out)
+        self.assertTrue(os.path.lexists(fifo), "another user's file is not removed")
+
+    def test_another_users_ring_is_refused_unless_accepted(self):
+        staged = tempfile.NamedTemporaryFile(delete=False)
+        staged.write(BadRings.header(None, L.VERSION))
+        staged.close()
+        os.chmod(staged.name, 0o644)
+        self.addCleanup(os.unlink, staged.name)
+        ring = self.attacker_path(".ring")
+        as_nobody("cp %s %s && chmod 0600 %s" % (staged.name, ring, ring))
+        with self.assertRaises(pinshard.RingError) as caught:
+            pinshard.Ring(ring)
+        self.assertIn("%s is a regular file owned by uid %d with mode 0600" % (ring, NOBODY), str(caught.exception))
+        self.assertIn("accept_other_user=True", str(caught.exception))
+        with self.assertRaises(pinshard.RingError) as caught:
+            pinshard.Ring(ring, accept_other_user=True)
+        self.assertIn("inconsistent header", str(caught.exception), "accepted: the header is checked next")
+
+    def test_another_users_directory_at_the_ring_directorys_name_is_refused(self):
+        directory = self.attacker_path("-dir")
+        as_nobody("mkdir -m 0700 %s" % directory)
+        with self.assertRaises(pinshard.RingError) as caught:
+            pinshard.client.ensure_ring_directory(directory)
+        self.assertIn("%s is a directory owned by uid %d with mode 0700" % (directory, NOBODY), str(caught.exception))
+
+
+@needs_server
+class HostileRings(unittest.TestCase):
+    """Truncation and garbage under a live client: a clear error, never SIGBUS, a stall or a bad label."""
+
+    def test_a_ring_truncated_under_the_client_raises_instead_of_killing_it(self):
+        server = pinshard.serve(DATASET, attach=False, **OPTIONS)
+        try:
+            result = run_client(TRUNCATING_CLIENT, server.ring_path)
+        finally:
+            server.stop()
+        out = result.stdout.decode()
+        self.assertEqual(result.returncode, 0, "the client must not die by a signal: %r" % out)
+        self.assertIn("refused:", out)
+        self.assertTrue("truncated" in out, out)
+
+    def test_an_out_of_range_label_in_a_slot_is_refused_naming_the_slot(self):
+        server = pinshard.serve(DATASET, attach=False, **OPTIONS)
+        try:
+            with pinshard.Ring(server.ring_path) as ring:
+                self.assertEqual(ring.classes, 5)
+                epoch = ring.epoch(0, auto_release=False)
+                first = next(epoch)
+                wait_for(lambda: ring._long(L.PUBLISHED_OFFSET) >= first.sequence + 1, 10, "a second batch")
+                slot = [s for s in range(ring.slots) if ring._long(L.slot_header_offset(s)) == first.sequence + 1][0]
+                labels_at = ring._long(L.slot_header_offset(slot) + L.SLOT_LABELS_OFFSET)
+                ring._u8[labels_at:labels_at + 4] = np.frombuffer((99).to_bytes(4, "little"), np.uint8)
+                with self.assertRaises(pinshard.RingError) as caught:
+                    next(epoch)
+                self.assertIn("slot %d holds label 99, outside -1..4" % slot, str(caught.exception))
+                first.release()
+        finally:
+            server.stop()
+
+    def test_garbage_over_the_slot_headers_is_an_error_not_a_stall(self):
+        server = pinshard.serve(DATASET, attach=False, **OPTIONS)
+        try:
+            result = run_client(GARBAGE_CLIENT, server.ring_path, timeout=30)
+        finally:
+            server.stop()
+        out = result.stdout.decode()
+        self.assertEqual(result.returncode, 0, out)
+        self.assertIn("refused:", out)
+        self.assertTrue("overwritten" in out, out)
+
+
+TRUNCATING_CLIENT = """
+import os, sys, pinshard
+ring = pinshard.Ring(sys.argv[1])
+epoch = ring.epoch(0)
+next(epoch)
+os.truncate(sys.argv[1], 4096)  # what `truncate -s 4096 RING` does
+try:
+    for _ in epoch:
+        pass
+    print("no error")
+except pinshard.RingError as e:
+    print("refused:", e)
+"""
+
+GARBAGE_CLIENT = """
+import os, sys, time, pinshard
+from pinshard import _layout as L
+ring = pinshard.Ring(sys.argv[1])
+epoch = ring.epoch(0, auto_release=False)
+first = next(epoch)
+time.sleep(0.3)  # the server fills the other slots
+for s in range(ring.slots):  # garbage over every slot header's SEQUENCE, the others' INDEX
+    at = L.slot_header_offset(s)
+    ring._u8[at:at + 24] = list(os.urandom(24))
+try:
+    next(epoch)
+    print("no error")
+except pinshard.RingError as e:
+    print("refused:", e)
+"""
 
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

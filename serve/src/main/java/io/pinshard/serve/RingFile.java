@@ -242,6 +242,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         b.putLong(SEED_OFFSET, geometry.seed());
         b.putInt(RANK_OFFSET, geometry.rank());
         b.putInt(WORLD_SIZE_OFFSET, geometry.worldSize());
+        b.putInt(CLASS_COUNT_OFFSET, geometry.classCount());
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
@@ -397,7 +398,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
 
     /** What the header says about the batches, known once the loader is built. */
     public record RingGeometry(int capacity, int crop, boolean eval, long batchesPerEpoch, long samplesPerEpoch,
-                               long records, long seed, int rank, int worldSize) {
+                               long records, long seed, int rank, int worldSize, int classCount) {
     }
 
     private static final class Slot extends OwnedRegion {

@@ -102,7 +102,7 @@ public final class RingServer implements AutoCloseable {
             this.buffer = ring.buffer();
             ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
                 options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
-                options.seed(), options.rank(), options.worldSize()));
+                options.seed(), options.rank(), options.worldSize(), dataset.classes().size()));
         } catch (RuntimeException | Error e) {
             CloseHelper.quietClose(opened);
             ring.close(STATUS_FAILED);

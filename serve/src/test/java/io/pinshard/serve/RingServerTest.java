@@ -199,6 +199,10 @@ class RingServerTest {
         Path foreign = Files.writeString(temp.resolve("notes.txt"), "not a ring");
         IllegalStateException refused = assertThrows(IllegalStateException.class,
             () -> start(foreign, RingServer.Settings.defaults()));
+        assertTrue(refused.getMessage().contains("mode 0644, not a regular file of uid"), refused.getMessage());
+        assertEquals("not a ring", Files.readString(foreign), "left as it was");
+        Files.setPosixFilePermissions(foreign, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        refused = assertThrows(IllegalStateException.class, () -> start(foreign, RingServer.Settings.defaults()));
         assertTrue(refused.getMessage().contains("not a pinshard ring"), refused.getMessage());
         assertEquals("not a ring", Files.readString(foreign), "left as it was");
     }
