@@ -235,6 +235,10 @@ class Ring:
         if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
             raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (self.path, size))
         self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        self._map_checked(size)
+
+    def _map_checked(self, size):
+        """Views of the mapping `self._mm` of `size` bytes, after checking the header against the file."""
         if self._mm[:8] != L.MAGIC:
             raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)
         self._u8 = np.frombuffer(self._mm, dtype=np.uint8)
@@ -528,13 +532,7 @@ class Ring:
         image_bytes = self.height * self.width * self.channels
         images = torch.from_numpy(self._u8[images_at:images_at + size * image_bytes]).view(
             size, self.height, self.width, self.channels)
-        label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
-        low, high = int(label_array.min()), int(label_array.max())
-        if low < -1 or (self.classes > 0 and high >= self.classes):
-            bad = low if low < -1 else high
-            raise RingError("%s: slot %d holds label %d, outside -1..%d (CLASS_COUNT %d): the slot was overwritten"
-                            % (self.path, slot, bad, self.classes - 1, self.classes))
-        labels = torch.from_numpy(label_array)
+        labels = torch.from_numpy(self._check_labels(slot, labels_at, size))
         ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
         batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids)
         self._held[slot] = sequence
@@ -550,6 +548,16 @@ class Ring:
             if not 1 <= size <= self.capacity or at < start or at > end - length or at % align:
                 raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
                                 % (self.path, slot, name, size, at, start, end))
+
+    def _check_labels(self, slot, labels_at, size):
+        """The slot's labels as an int32 array, each checked: -1 (none) or in 0..CLASS_COUNT-1."""
+        label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
+        low, high = int(label_array.min()), int(label_array.max())
+        if low < -1 or (self.classes > 0 and high >= self.classes):
+            bad = low if low < -1 else high
+            raise RingError("%s: slot %d holds label %d, outside -1..%d (CLASS_COUNT %d): the slot was overwritten"
+                            % (self.path, slot, bad, self.classes - 1, self.classes))
+        return label_array
 
     def _check_size(self):
         """The file must still be as long as when it was mapped: touching a page past a truncation is SIGBUS, which
@@ -695,6 +703,41 @@ class Epoch:
         if self._previous is not None:
             self._previous.release()
             self._previous = None
+
+
+def check_ring_file(path, accept_other_user=False):
+    """Checks the ring file at `path` as a client does, without attaching: the header against the file, then every
+    published slot (SEQUENCE != 0): SEQUENCE not past PUBLISHED, sizes and offsets inside the slot, labels in range.
+    Raises RingError naming the file, the slot and the field; returns the number of published slots. Runs over the
+    ring test vectors (serve/test-vectors) in the tests."""
+    ring = Ring.__new__(Ring)
+    ring.path, ring._closed, ring._fd = os.path.abspath(os.fspath(path)), True, None
+    fd, info = _open_ring_file(ring.path, os.O_RDONLY, accept_other_user)
+    try:
+        if info.st_size < L.slots_offset(1):
+            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (ring.path, info.st_size))
+        ring._mm = mmap.mmap(fd, info.st_size, mmap.MAP_SHARED, mmap.PROT_READ)
+        ring._map_checked(info.st_size)
+        published = ring._long(L.PUBLISHED_OFFSET)
+        count = 0
+        for slot in range(ring.slots):
+            header = L.slot_header_offset(slot)
+            sequence = ring._long(header + L.SLOT_SEQUENCE_OFFSET)
+            if sequence == 0:
+                continue
+            if sequence < 0 or sequence > published:
+                raise RingError("%s: slot %d's SEQUENCE %d is past PUBLISHED %d: the slot header was overwritten"
+                                % (ring.path, slot, sequence, published))
+            size = ring._int(header + L.SLOT_SIZE_OFFSET)
+            labels_at = ring._long(header + L.SLOT_LABELS_OFFSET)
+            ring._check_slot(slot, size, ring._long(header + L.SLOT_IMAGES_OFFSET), labels_at,
+                             ring._long(header + L.SLOT_IDS_OFFSET))
+            ring._check_labels(slot, labels_at, size)
+            count += 1
+        return count
+    finally:
+        os.close(fd)
+        ring._unmap()
 
 
 def Batches(path, epoch=0, state=None, **ring_options):

@@ -272,6 +272,30 @@ public final class RingDescriptor {
             Long.BYTES, start, end);
     }
 
+    /**
+     * Checks published slot {@code slot} as a reader must before it hands the batch out: its offsets
+     * ({@link #checkSlotOffsets}), its SEQUENCE not past PUBLISHED, and every label -1 or below CLASS_COUNT.
+     */
+    public static void checkSlot(DirectBuffer buffer, int slot, String what) {
+        int header = slotHeaderOffset(slot);
+        long sequence = buffer.getLong(header + SLOT_SEQUENCE_OFFSET);
+        long published = buffer.getLong(PUBLISHED_OFFSET);
+        if (sequence < 0 || sequence > published) {
+            throw new RingFormatException(what + ": slot " + slot + "'s SEQUENCE " + sequence + " is past PUBLISHED "
+                + published + ": the slot header was overwritten");
+        }
+        checkSlotOffsets(buffer, slot, what);
+        int classes = buffer.getInt(CLASS_COUNT_OFFSET);
+        long labels = buffer.getLong(header + SLOT_LABELS_OFFSET);
+        for (int i = 0; i < buffer.getInt(header + SLOT_SIZE_OFFSET); i++) {
+            int label = buffer.getInt((int) labels + i * Integer.BYTES);
+            if (label < -1 || classes > 0 && label >= classes) {
+                throw new RingFormatException(what + ": slot " + slot + " holds label " + label + ", outside -1.."
+                    + (classes - 1) + " (CLASS_COUNT " + classes + "): the slot was overwritten");
+            }
+        }
+    }
+
     private static void checkArray(String what, int slot, String array, long offset, long length, int alignment,
                                    long start, long end) {
         if (offset < start || offset > end - length || offset % alignment != 0) {
