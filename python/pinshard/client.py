@@ -177,9 +177,14 @@ class Batch:
 class Ring:
     """A client attached to a `pinshard serve` ring. One client per ring at a time (an flock on the file).
 
-    >>> with Ring("/dev/shm/train.ring") as ring:
+    >>> with Ring("train.ring") as ring:   # `pinshard serve DIR --ring train.ring`: in this user's ring directory
     ...     for images, labels in ring.epoch(0):
     ...         step(images, labels)
+
+    `path` is a bare name (in `ring_directory()`) or a path. The file must be a regular file of this user with mode
+    0600, opened without following links or blocking; a ring whose file or server belongs to another user is refused
+    unless `accept_other_user=True` (docs/RING.md, §9.0). A truncated or overwritten ring raises `RingError`
+    naming the slot and field instead of crashing, stalling or handing out out-of-range labels.
 
     `pin_memory=True` registers the whole mapping with CUDA (cudaHostRegister through torch's cudart), so
     `images.to("cuda", non_blocking=True)` copies from page-locked memory; without a GPU `pinned` stays False and
