@@ -504,6 +504,7 @@ class Ring:
         found = [guess]
 
         def published():
+            self._check_size()  # before every look at the slot headers: a page cut off is SIGBUS
             s = found[0]
             if self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) == sequence:
                 return True
