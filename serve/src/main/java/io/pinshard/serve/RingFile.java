@@ -246,7 +246,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
-        b.putIntOrdered(STATUS_OFFSET, STATUS_READY);
+        b.putIntRelease(STATUS_OFFSET, STATUS_READY);
         try {
             Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
@@ -279,7 +279,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         closed = true;
         boolean truncated = truncated();
         if (buffer != null && controlPagesInFile()) {
-            buffer.putIntOrdered(STATUS_OFFSET, status);
+            buffer.putIntRelease(STATUS_OFFSET, status);
         }
         deleteIfOurs(path);
         if (tempPath != null) {

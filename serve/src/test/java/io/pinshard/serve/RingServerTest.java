@@ -220,7 +220,7 @@ class RingServerTest {
                 client.buffer.putLong(CLIENT_PID_OFFSET, random.nextLong());
                 client.buffer.putInt(CLIENT_VERSION_OFFSET, random.nextInt());
                 for (int s = 0; s < slots; s++) {
-                    client.buffer.putLongOrdered(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET, random.nextLong());
+                    client.buffer.putLongRelease(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET, random.nextLong());
                 }
                 int kind = round % 3 == 0 ? random.nextInt() : 1 + random.nextInt(2);
                 int epoch = round % 2 == 0 ? random.nextInt() : random.nextInt(3);
