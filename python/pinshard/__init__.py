@@ -20,7 +20,8 @@ starts without importing torch. Protocol: docs/RING.md in the repository.
 import importlib
 
 _EXPORTS = {"Batch": "client", "Batches": "client", "Epoch": "client", "Ring": "client", "RingError": "client",
-            "ServerGone": "client", "SUPPORTED_VERSIONS": "client", "Server": "server",
+            "ServerGone": "client", "SUPPORTED_VERSIONS": "client",
+            "ensure_ring_directory": "client", "ring_directory": "client", "Server": "server",
             "clean_stale_rings": "server", "serve": "server", "server_command": "server",
             "JavaNotFound": "_java", "find_java": "_java"}
 

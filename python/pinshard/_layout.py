@@ -1,16 +1,14 @@
-"""Byte layout of the shared ring file: the mirror of io.pinshard.serve.RingDescriptor (docs/RING.md).
-
-A JUnit test (RingLayoutParityTest) reads every NAME = number line of this file and compares it with the Java
-constant of the same name, so the two cannot drift apart.
+"""Byte layout of the shared ring file (docs/RING.md). GENERATED from io.pinshard.serve.RingDescriptor by
+RingLayoutPython (serve's tests): do not edit; RingLayoutPythonTest fails when this file differs from what
+the generator writes, and says how to regenerate it.
 """
 
 MAGIC = b"PINSRING"
-VERSION = 1
+VERSION = 2
 BLOCK_LENGTH = 128
 PAGE = 4096
 MAX_SLOTS = 1024
-
-# Header
+MAX_FILE_LENGTH = 2147483647
 MAGIC_OFFSET = 0
 VERSION_OFFSET = 8
 HEADER_LENGTH_OFFSET = 12
@@ -31,10 +29,10 @@ RANK_OFFSET = 96
 WORLD_SIZE_OFFSET = 100
 SERVER_PID_OFFSET = 104
 SERVER_START_MILLIS_OFFSET = 112
+CLASS_COUNT_OFFSET = 120
 HEADER_END = 128
 FLAG_EVAL = 1
-
-# Server block
+SERVER_BLOCK_OFFSET = 128
 STATUS_OFFSET = 128
 HEARTBEAT_OFFSET = 136
 ATTACHED_SESSION_OFFSET = 144
@@ -46,12 +44,10 @@ STREAM_START_BATCH_OFFSET = 176
 STREAM_BATCHES_OFFSET = 184
 PUBLISHED_OFFSET = 192
 RECLAIMED_OFFSET = 200
-
-# Message: int32 length, then UTF-8
 MESSAGE_OFFSET = 256
+MESSAGE_BLOCK_LENGTH = 256
 MESSAGE_MAX_BYTES = 252
-
-# Client block
+CLIENT_BLOCK_OFFSET = 512
 CLIENT_PID_OFFSET = 512
 SESSION_OFFSET = 520
 CLIENT_HEARTBEAT_OFFSET = 528
@@ -60,8 +56,6 @@ COMMAND_KIND_OFFSET = 540
 COMMAND_EPOCH_OFFSET = 544
 COMMAND_START_BATCH_OFFSET = 552
 COMMAND_OFFSET = 560
-
-# Slot headers: SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH
 SLOT_HEADERS_OFFSET = 640
 SLOT_HEADER_LENGTH = 128
 SLOT_SEQUENCE_OFFSET = 0
@@ -73,15 +67,12 @@ SLOT_IMAGES_OFFSET = 32
 SLOT_LABELS_OFFSET = 40
 SLOT_IDS_OFFSET = 48
 SLOT_RELEASED_OFFSET = 64
-
 STATUS_STARTING = 0
 STATUS_READY = 1
 STATUS_STOPPED = 2
 STATUS_FAILED = 3
-
 COMMAND_EPOCH = 1
 COMMAND_RESUME = 2
-
 RESULT_OK = 0
 RESULT_REFUSED = 1
 

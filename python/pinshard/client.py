@@ -7,6 +7,7 @@ import mmap
 import os
 import platform
 import stat
+import tempfile
 import threading
 import time
 import warnings
@@ -17,11 +18,94 @@ import torch
 from . import _layout as L
 
 #: The ring versions this client reads.
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (2,)
 
 
 class RingError(RuntimeError):
     """The ring cannot be used: not a ring, another version, refused command, server failure."""
+
+
+_TYPE_NAMES = {stat.S_IFDIR: "a directory", stat.S_IFREG: "a regular file", stat.S_IFIFO: "a FIFO",
+               stat.S_IFLNK: "a symbolic link", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device"}
+
+
+def _describe(info):
+    """What lstat/fstat says, as RingDirectory.Attributes.describe() says it on the Java side."""
+    kind = _TYPE_NAMES.get(stat.S_IFMT(info.st_mode), "a file of type 0%o" % stat.S_IFMT(info.st_mode))
+    return "%s owned by uid %d with mode 0%o" % (kind, info.st_uid, stat.S_IMODE(info.st_mode))
+
+
+def ring_directory(environ=None):
+    """This user's ring directory (docs/RING.md, §9): $XDG_RUNTIME_DIR/pinshard when XDG_RUNTIME_DIR is a directory
+    of this user with mode 0700, else /dev/shm/pinshard-UID. Not created: see `ensure_ring_directory`. The Java side
+    (io.pinshard.serve.RingDirectory) decides the same way, so a bare ring name means one file to both."""
+    environ = os.environ if environ is None else environ
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    if runtime and runtime.startswith("/"):
+        try:
+            info = os.lstat(runtime)
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700:
+                return os.path.join(runtime, "pinshard")
+        except OSError:
+            pass
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+    return os.path.join(base, "pinshard-%d" % os.geteuid())
+
+
+def ensure_ring_directory(directory=None):
+    """Creates the ring directory (mode 0700) if missing and checks, with lstat, that it is a directory of this user
+    with mode 0700 (another user may have made it first); returns it or raises RingError naming owner and mode."""
+    directory = ring_directory() if directory is None else directory
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    try:
+        info = os.lstat(directory)
+    except OSError as e:
+        raise RingError("ring directory %s cannot be checked: %s" % (directory, e))
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) != 0o700:
+        raise RingError("ring directory %s is %s, not a directory of uid %d with mode 0700: another user may have "
+                        "made it; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a directory of yours with "
+                        "mode 0700)" % (directory, _describe(info), os.geteuid()))
+    return directory
+
+
+def resolve_ring(ring):
+    """The path of ring `ring` as `pinshard serve --ring` resolves it: a bare name (no "/") lies in the ring
+    directory, anything else is taken as given."""
+    ring = os.fspath(ring)
+    if "/" not in ring:
+        if ring in ("", ".", ".."):
+            raise RingError("%r is not a ring file name" % ring)
+        return os.path.join(ensure_ring_directory(), ring)
+    return os.path.abspath(ring)
+
+
+def _open_ring_file(path, flags, accept_other_user):
+    """Opens `path` without following a link or blocking on a FIFO and checks, on the open file, that it is a regular
+    file of this user with mode 0600 (or, with `accept_other_user`, of any user). Returns (fd, fstat)."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (path, path))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise RingError("%s is a symbolic link: a ring is opened only by its own name (O_NOFOLLOW)" % path)
+        raise RingError("%s cannot be opened: %s" % (path, e))
+    try:
+        info = os.fstat(fd)
+        mine = info.st_uid == os.geteuid()
+        if not stat.S_ISREG(info.st_mode) or (not mine and not accept_other_user) \
+                or (mine and stat.S_IMODE(info.st_mode) != 0o600):
+            raise RingError("%s is %s, not a regular file of uid %d with mode 0600: refusing it (a ring of another "
+                            "user's server needs Ring(..., accept_other_user=True))" % (path, _describe(info),
+                                                                                       os.geteuid()))
+        return fd, info
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class ServerGone(RingError):
@@ -93,17 +177,24 @@ class Batch:
 class Ring:
     """A client attached to a `pinshard serve` ring. One client per ring at a time (an flock on the file).
 
-    >>> with Ring("/dev/shm/train.ring") as ring:
+    >>> with Ring("train.ring") as ring:   # `pinshard serve DIR --ring train.ring`: in this user's ring directory
     ...     for images, labels in ring.epoch(0):
     ...         step(images, labels)
+
+    `path` is a bare name (in `ring_directory()`) or a path. The file must be a regular file of this user with mode
+    0600, opened without following links or blocking; a ring whose file or server belongs to another user is refused
+    unless `accept_other_user=True` (docs/RING.md, §9.0). A truncated or overwritten ring raises `RingError`
+    naming the slot and field instead of crashing, stalling or handing out out-of-range labels.
 
     `pin_memory=True` registers the whole mapping with CUDA (cudaHostRegister through torch's cudart), so
     `images.to("cuda", non_blocking=True)` copies from page-locked memory; without a GPU `pinned` stays False and
     `pin_reason` says why.
     """
 
-    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None):
-        self.path = os.fspath(path)
+    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None,
+                 accept_other_user=False):
+        self.path = resolve_ring(path)
+        self.accept_other_user = accept_other_user
         self.server_timeout = server_timeout
         self.pinned = False
         self.pin_reason = "pin_memory was not asked for"
@@ -113,20 +204,23 @@ class Ring:
         self._stream = None
         self._epoch = None
         self._last_consumed = None
-        try:
-            fd = os.open(self.path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-        except FileNotFoundError:
-            raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (self.path, self.path))
         self._fd = None
+        fd, info = _open_ring_file(self.path, os.O_RDWR, accept_other_user)
         try:
-            self._map(fd)
+            self._map(fd, info)
         finally:
             os.close(fd)  # mmap keeps its own duplicate
         # The flock lives on an open file description of its own: mmap's duplicate shares the first one, and it
-        # outlives close() while a tensor still views the ring, which must not keep the next client out.
-        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # outlives close() while a tensor still views the ring, which must not keep the next client out. It is
+        # also the descriptor fstat'ed before each batch (a truncated ring would kill this process by SIGBUS).
+        try:
+            self._fd, _ = _open_ring_file(self.path, os.O_RDONLY, accept_other_user)
+        except BaseException:
+            self._unmap()
+            raise
         try:
             self._check_same_file(self._fd)
+            self._check_server_user()
             self._lock(self._fd)
             self._check_server(starting=True)
             self._closed = False
@@ -140,15 +234,16 @@ class Ring:
 
     # ---- opening ----
 
-    def _map(self, fd):
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RingError("%s is not a pinshard ring (not a regular file)" % self.path)
+    def _map(self, fd, info):
         size = info.st_size
         self._inode = (info.st_dev, info.st_ino)
         if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
             raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (self.path, size))
         self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        self._map_checked(size)
+
+    def _map_checked(self, size):
+        """Views of the mapping `self._mm` of `size` bytes, after checking the header against the file."""
         if self._mm[:8] != L.MAGIC:
             raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)
         self._u8 = np.frombuffer(self._mm, dtype=np.uint8)
@@ -189,6 +284,10 @@ class Ring:
         self.rank = self._int(L.RANK_OFFSET)
         self.world_size = self._int(L.WORLD_SIZE_OFFSET)
         self.server_pid = self._long(L.SERVER_PID_OFFSET)
+        self.classes = self._int(L.CLASS_COUNT_OFFSET)
+        if self.classes < 0:
+            raise RingError("%s has an inconsistent header (CLASS_COUNT %d)" % (self.path, self.classes))
+        self._size = size
         self.eval_mode = bool(self._int(L.FLAGS_OFFSET) & L.FLAG_EVAL)
         if platform.machine() not in ("x86_64", "AMD64"):
             warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
@@ -198,6 +297,19 @@ class Ring:
         info = os.fstat(fd)
         if (info.st_dev, info.st_ino) != self._inode:
             raise RingError("%s was replaced while it was being opened: try again" % self.path)
+
+    def _check_server_user(self):
+        """The server must run as this user, as the file's owner does (unless `accept_other_user`)."""
+        if self.accept_other_user:
+            return
+        try:
+            uid = os.stat("/proc/%d" % self.server_pid).st_uid
+        except OSError:
+            return  # no such process (the liveness check reports it) or no /proc
+        if uid != os.geteuid():
+            raise RingError("the server of %s (pid %d) runs as uid %d, not as this user (uid %d): refusing to attach "
+                            "(Ring(..., accept_other_user=True) to accept it)" % (self.path, self.server_pid, uid,
+                                                                                  os.geteuid()))
 
     def _lock(self, fd):
         try:
@@ -224,8 +336,10 @@ class Ring:
         while not self._beat.wait(0.1):
             beat += 1
             try:
+                if self._shrunk():
+                    return  # truncated: a store would be SIGBUS; the next batch taken reports it
                 self._put_long(L.CLIENT_HEARTBEAT_OFFSET, beat)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OSError):
                 return  # unmapped under us by close()
 
     def _pin(self):
@@ -300,30 +414,33 @@ class Ring:
     def _unlink_if_orphaned(self):
         """A killed server cannot unlink its ring: the client does, if the path still names the file it mapped."""
         try:
-            info = os.stat(self.path)
+            info = os.lstat(self.path)
             if (info.st_dev, info.st_ino) == self._inode:
                 os.unlink(self.path)
         except OSError:
             pass
 
-    def _await(self, done, timeout, what):
+    def _await(self, done, timeout, what, check=None):
         """Polls `done()`: a few checks, then sleeps from 50 us doubling to 1 ms (a waiting client costs ~1 % of a
-        core; the server keeps filling other slots meanwhile), checking the server every 0.1 s. Returns seconds."""
+        core; the server keeps filling other slots meanwhile), checking the server (and `check()`) every 0.1 s.
+        Returns seconds."""
         started = time.monotonic()
         if done():
             return 0.0
-        check = started + 0.1
+        next_check = started + 0.1
         pause = 0.0
         while not done():
             if pause:
                 time.sleep(pause)
             pause = min(0.001, pause * 2 if pause else 0.00005)
             now = time.monotonic()
-            if now >= check:
+            if now >= next_check:
                 self._check_server()
+                if check is not None:
+                    check()
                 if timeout is not None and now - started > timeout:
                     raise RingError("timed out after %.0f s waiting %s on %s" % (timeout, what, self.path))
-                check = now + 0.1
+                next_check = now + 0.1
         return time.monotonic() - started
 
     # ---- epochs ----
@@ -387,6 +504,7 @@ class Ring:
         found = [guess]
 
         def published():
+            self._check_size()  # before every look at the slot headers: a page cut off is SIGBUS
             s = found[0]
             if self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) == sequence:
                 return True
@@ -396,7 +514,8 @@ class Ring:
                     return True
             return False
 
-        waited = self._await(published, None, "for batch %d of epoch %d" % (start_batch + k, epoch))
+        waited = self._await(published, None, "for batch %d of epoch %d" % (start_batch + k, epoch),
+                             lambda: self._check_stream(sequence))
         slot = found[0]
         header = L.slot_header_offset(slot)
         # Seqlock-style: the header fields read below belong to `sequence` if SEQUENCE still says so afterwards.
@@ -411,10 +530,15 @@ class Ring:
             raise RingError("slot %d of %s changed while it was read (the server reclaimed it: was this client "
                             "stalled longer than the server's --client-timeout?)" % (slot, self.path))
         self._check_slot(slot, size, images_at, labels_at, ids_at)
+        if batch_epoch != epoch or not start_batch <= index < start_batch + count or index != start_batch + k:
+            raise RingError("%s: slot %d's EPOCH %d / INDEX %d are not batch %d of epoch %d (sequence %d): the slot "
+                            "header was overwritten" % (self.path, slot, batch_epoch, index, start_batch + k, epoch,
+                                                        sequence))
+        self._check_size()
         image_bytes = self.height * self.width * self.channels
         images = torch.from_numpy(self._u8[images_at:images_at + size * image_bytes]).view(
             size, self.height, self.width, self.channels)
-        labels = torch.from_numpy(self._u8[labels_at:labels_at + 4 * size].view("<i4"))
+        labels = torch.from_numpy(self._check_labels(slot, labels_at, size))
         ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
         batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids)
         self._held[slot] = sequence
@@ -431,10 +555,56 @@ class Ring:
                 raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
                                 % (self.path, slot, name, size, at, start, end))
 
+    def _check_labels(self, slot, labels_at, size):
+        """The slot's labels as an int32 array, each checked: -1 (none) or in 0..CLASS_COUNT-1."""
+        label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
+        low, high = int(label_array.min()), int(label_array.max())
+        if low < -1 or (self.classes > 0 and high >= self.classes):
+            bad = low if low < -1 else high
+            raise RingError("%s: slot %d holds label %d, outside -1..%d (CLASS_COUNT %d): the slot was overwritten"
+                            % (self.path, slot, bad, self.classes - 1, self.classes))
+        return label_array
+
+    def _check_size(self):
+        """The file must still be as long as when it was mapped: touching a page past a truncation is SIGBUS, which
+        kills a Python process without a message. Checked (one fstat) before each batch is handed out and before
+        each heartbeat store; a truncation after the check can still kill the process (docs/RING.md, §9.1)."""
+        size = os.fstat(self._fd).st_size
+        if size < self._size:
+            raise RingError("ring file %s truncated by another process: %d of its %d bytes are left; stopping before "
+                            "a read of a lost page kills this process (SIGBUS)" % (self.path, size, self._size))
+
+    def _shrunk(self):
+        try:
+            return os.fstat(self._fd).st_size < self._size
+        except (OSError, TypeError):
+            return True
+
+    def _check_stream(self, sequence):
+        """Bounds the wait for `sequence` by what garbage cannot fake for long: this session still attached, no slot
+        ahead of PUBLISHED, and a PUBLISHED at or past `sequence` meaning some slot holds it."""
+        self._check_size()
+        seqs = [self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) for s in range(self.slots)]
+        published = self._long(L.PUBLISHED_OFFSET)  # after the slots: the server stores it after each SEQUENCE
+        if self._long(L.ATTACHED_SESSION_OFFSET) != self._session:
+            raise RingError("the server of %s no longer serves this client (ATTACHED_SESSION %d, ours %d): was this "
+                            "client stalled longer than --client-timeout?" % (self.path,
+                                                                              self._long(L.ATTACHED_SESSION_OFFSET),
+                                                                              self._session))
+        for slot, value in enumerate(seqs):
+            if value < 0 or value > published:
+                raise RingError("%s: slot %d's SEQUENCE %d is past PUBLISHED %d: the slot header was overwritten"
+                                % (self.path, slot, value, published))
+        if published >= sequence and sequence not in seqs:
+            raise RingError("%s: sequence %d was published (PUBLISHED %d) but no slot header holds it: the slot "
+                            "headers were overwritten" % (self.path, sequence, published))
+
     def _release(self, slot, sequence):
         if self._closed or self._held.get(slot) != sequence:
             return
         del self._held[slot]
+        if self._shrunk():
+            return  # the store would be SIGBUS; the next batch taken reports the truncation
         # A plain store: on x86-64 (TSO) it is not reordered before this thread's earlier reads of the slot.
         self._put_long(L.slot_header_offset(slot) + L.SLOT_RELEASED_OFFSET, sequence)
 
@@ -459,7 +629,8 @@ class Ring:
         try:
             self._beat.set()
             self._beater.join()
-            self._put_long(L.SESSION_OFFSET, 0)
+            if not self._shrunk():
+                self._put_long(L.SESSION_OFFSET, 0)
         finally:
             if self.pinned:
                 torch.cuda.cudart().cudaHostUnregister(self._base())
@@ -538,6 +709,41 @@ class Epoch:
         if self._previous is not None:
             self._previous.release()
             self._previous = None
+
+
+def check_ring_file(path, accept_other_user=False):
+    """Checks the ring file at `path` as a client does, without attaching: the header against the file, then every
+    published slot (SEQUENCE != 0): SEQUENCE not past PUBLISHED, sizes and offsets inside the slot, labels in range.
+    Raises RingError naming the file, the slot and the field; returns the number of published slots. Runs over the
+    ring test vectors (serve/test-vectors) in the tests."""
+    ring = Ring.__new__(Ring)
+    ring.path, ring._closed, ring._fd = os.path.abspath(os.fspath(path)), True, None
+    fd, info = _open_ring_file(ring.path, os.O_RDONLY, accept_other_user)
+    try:
+        if info.st_size < L.slots_offset(1):
+            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (ring.path, info.st_size))
+        ring._mm = mmap.mmap(fd, info.st_size, mmap.MAP_SHARED, mmap.PROT_READ)
+        ring._map_checked(info.st_size)
+        published = ring._long(L.PUBLISHED_OFFSET)
+        count = 0
+        for slot in range(ring.slots):
+            header = L.slot_header_offset(slot)
+            sequence = ring._long(header + L.SLOT_SEQUENCE_OFFSET)
+            if sequence == 0:
+                continue
+            if sequence < 0 or sequence > published:
+                raise RingError("%s: slot %d's SEQUENCE %d is past PUBLISHED %d: the slot header was overwritten"
+                                % (ring.path, slot, sequence, published))
+            size = ring._int(header + L.SLOT_SIZE_OFFSET)
+            labels_at = ring._long(header + L.SLOT_LABELS_OFFSET)
+            ring._check_slot(slot, size, ring._long(header + L.SLOT_IMAGES_OFFSET), labels_at,
+                             ring._long(header + L.SLOT_IDS_OFFSET))
+            ring._check_labels(slot, labels_at, size)
+            count += 1
+        return count
+    finally:
+        os.close(fd)
+        ring._unmap()
 
 
 def Batches(path, epoch=0, state=None, **ring_options):

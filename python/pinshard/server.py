@@ -1,5 +1,5 @@
 """Launching `pinshard serve` from Python: `serve(...)` starts the server on a fresh ring, attaches a `Ring` and
-stops both on exit, leaving nothing in /dev/shm."""
+stops both on exit, leaving nothing in the ring directory."""
 
 import json
 import os
@@ -12,7 +12,7 @@ import time
 
 from . import _java
 from . import _layout as L
-from .client import Ring, RingError, _process_alive
+from .client import Ring, RingError, _process_alive, resolve_ring, ring_directory
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
                  "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",
@@ -56,13 +56,17 @@ def _server_alive(pid, start_millis):
     return started is None or start_millis == 0 or abs(started - start_millis) < 2000
 
 
-def clean_stale_rings(directory="/dev/shm"):
+def clean_stale_rings(directory=None):
     """Removes pinshard rings in `directory` whose server is gone (killed where its reaper could not remove the
     ring: see docs/RING.md); returns the paths removed. Only this user's regular files named `pinshard-*.ring` are
     looked at, and each is opened without blocking or following links, so a FIFO or a link named like a ring is
     neither read nor removed; rings of live servers and other files are left alone."""
+    if directory is None:  # this user's ring directory, and /dev/shm where earlier versions put rings
+        return clean_stale_rings(ring_directory()) + clean_stale_rings("/dev/shm")
     removed = []
     try:
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return removed
         names = os.listdir(directory)
     except OSError:
         return removed
@@ -109,11 +113,10 @@ class Server:
 
     def __init__(self, dataset, ring=None, command=None, ready_timeout=600.0, pin_memory=False, eval=False,
                  attach=True, extra_args=(), **options):
-        directory = "/dev/shm" if ring is None else os.path.dirname(os.path.abspath(ring))
-        clean_stale_rings(directory)
         if ring is None:
-            ring = os.path.join("/dev/shm", "pinshard-%d-%s.ring" % (os.getpid(), os.urandom(4).hex()))
-        self.ring_path = os.path.abspath(ring)
+            ring = "pinshard-%d-%s.ring" % (os.getpid(), os.urandom(4).hex())
+        self.ring_path = resolve_ring(ring)  # a bare name: in this user's ring directory, checked (docs/RING.md §9)
+        clean_stale_rings(os.path.dirname(self.ring_path))
         args = list(command or server_command()) + ["serve", os.fspath(dataset), "--ring", self.ring_path, "--json",
                                                     "--owner-pid", str(os.getpid())]
         for key, value in options.items():
@@ -184,7 +187,9 @@ class Server:
         finally:
             self._end_process(timeout)
             try:
-                os.unlink(self.ring_path)  # the server unlinks it on a clean exit, its reaper after a kill
+                info = os.lstat(self.ring_path)  # the server unlinks it on a clean exit, its reaper after a kill
+                if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+                    os.unlink(self.ring_path)
             except FileNotFoundError:
                 pass
         return self.process.returncode

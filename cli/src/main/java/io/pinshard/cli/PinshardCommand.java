@@ -28,7 +28,7 @@ public final class PinshardCommand implements Runnable {
         DemoCommand.class, CommandLine.HelpCommand.class);
 
     public static void main(String[] args) {
-        StaleRings.sweep(StaleRings.SHARED_MEMORY); // rings of servers killed where no reaper could remove them
+        StaleRings.sweepDefaults(); // rings of servers killed where no reaper could remove them
         int status = newCommandLine(args.length > 0 ? args[0] : null).execute(args);
         StartupArchive.discardUnlessSucceeded(status);
         System.exit(status);

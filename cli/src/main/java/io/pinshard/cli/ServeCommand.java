@@ -3,6 +3,7 @@ package io.pinshard.cli;
 import io.pinshard.format.Json;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.serve.RingDirectory;
 import io.pinshard.serve.RingServer;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +32,10 @@ final class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DatasetLocationMixin location = new DatasetLocationMixin();
 
-    @Option(names = "--ring", paramLabel = "PATH", description = "Ring file (default: /dev/shm/pinshard-<pid>.ring).")
-    Path ring;
+    @Option(names = "--ring", paramLabel = "PATH", description = "Ring file: a bare NAME lies in this user's ring "
+        + "directory ($XDG_RUNTIME_DIR/pinshard, else /dev/shm/pinshard-<uid>, mode 0700), a path with a / where it "
+        + "says (default: pinshard-<pid>.ring in the ring directory).")
+    String ring;
 
     @CommandLine.Mixin
     LoaderOptionsMixin loaderOptions;
@@ -58,7 +61,7 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
-        Path ringPath = ring != null ? ring : Path.of("/dev/shm", "pinshard-" + ProcessHandle.current().pid() + ".ring");
+        Path ringPath = RingDirectory.resolve(ring, ProcessHandle.current().pid());
         LoaderOptions options = loaderOptions.builder().build();
         RingServer.Settings settings = new RingServer.Settings((long) (clientTimeout * 1e9), ownerPid, once);
         try (Dataset dataset = location.open(directory)) {

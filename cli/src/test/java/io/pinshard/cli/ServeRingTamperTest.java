@@ -202,7 +202,7 @@ class ServeRingTamperTest {
                 long session = 1 + new Random().nextInt(Integer.MAX_VALUE);
                 buffer.putLong(CLIENT_PID_OFFSET, ProcessHandle.current().pid());
                 buffer.putInt(CLIENT_VERSION_OFFSET, VERSION);
-                buffer.putLongOrdered(SESSION_OFFSET, session);
+                buffer.putLongRelease(SESSION_OFFSET, session);
                 await(() -> buffer.getLongVolatile(ATTACHED_SESSION_OFFSET) == session);
                 int slots = buffer.getInt(SLOT_COUNT_OFFSET);
                 long command = 0;
@@ -210,13 +210,13 @@ class ServeRingTamperTest {
                     long mine = ++command;
                     buffer.putInt(COMMAND_KIND_OFFSET, COMMAND_EPOCH);
                     buffer.putInt(COMMAND_EPOCH_OFFSET, epoch);
-                    buffer.putLongOrdered(COMMAND_OFFSET, mine);
+                    buffer.putLongRelease(COMMAND_OFFSET, mine);
                     await(() -> buffer.getLongVolatile(ACK_COMMAND_OFFSET) == mine);
                     long first = buffer.getLong(STREAM_FIRST_SEQUENCE_OFFSET);
                     long batches = buffer.getLong(STREAM_BATCHES_OFFSET);
                     for (long sequence = first; sequence < first + batches && !stopping; sequence++) {
                         int slot = awaitSlot(sequence, slots);
-                        buffer.putLongOrdered(slotHeaderOffset(slot) + SLOT_RELEASED_OFFSET, sequence);
+                        buffer.putLongRelease(slotHeaderOffset(slot) + SLOT_RELEASED_OFFSET, sequence);
                         taken.incrementAndGet();
                     }
                 }
@@ -245,7 +245,7 @@ class ServeRingTamperTest {
                 if (stopping) {
                     throw new IllegalStateException("stopped");
                 }
-                buffer.putLongOrdered(CLIENT_HEARTBEAT_OFFSET, ++beat);
+                buffer.putLongRelease(CLIENT_HEARTBEAT_OFFSET, ++beat);
                 LockSupport.parkNanos(20_000); // five clients share two cores with their servers
             }
         }

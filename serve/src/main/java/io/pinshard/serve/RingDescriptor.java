@@ -26,7 +26,8 @@ import org.agrona.DirectBuffer;
  *   0 MAGIC "PINSRING" | 8 VERSION i32 | 12 HEADER_LENGTH i32 | 16 FILE_LENGTH i64 | 24 SLOT_COUNT i32
  *  28 CAPACITY i32 | 32 HEIGHT i32 | 36 WIDTH i32 | 40 CHANNELS i32 | 44 FLAGS i32 | 48 SLOTS_OFFSET i64
  *  56 SLOT_STRIDE i64 | 64 BATCHES_PER_EPOCH i64 | 72 SAMPLES_PER_EPOCH i64 | 80 RECORDS i64 | 88 SEED i64
- *  96 RANK i32 | 100 WORLD_SIZE i32 | 104 SERVER_PID i64 | 112 SERVER_START_MILLIS i64 | 120 reserved
+ *  96 RANK i32 | 100 WORLD_SIZE i32 | 104 SERVER_PID i64 | 112 SERVER_START_MILLIS i64 | 120 CLASS_COUNT i32
+ *  124 reserved
  *
  *  Server block (128)          Client block (512)           Slot header s (640 + 128 s)
  *   +0 STATUS i32               +0 CLIENT_PID i64             +0 SEQUENCE i64 (release; 0 = never used)
@@ -48,8 +49,8 @@ import org.agrona.DirectBuffer;
 public final class RingDescriptor {
     /** "PINSRING" in ASCII, the first eight bytes of every ring file. */
     public static final byte[] MAGIC = "PINSRING".getBytes(StandardCharsets.US_ASCII);
-    /** The ring version this server writes and the only one it reads. */
-    public static final int VERSION = 1;
+    /** The ring version this server writes and the only one it reads (2: CLASS_COUNT, issue 24). */
+    public static final int VERSION = 2;
 
     /** Spacing of blocks written by different parties: two cache lines. */
     public static final int BLOCK_LENGTH = 2 * CACHE_LINE_LENGTH;
@@ -81,7 +82,9 @@ public final class RingDescriptor {
     public static final int WORLD_SIZE_OFFSET = RANK_OFFSET + Integer.BYTES;
     public static final int SERVER_PID_OFFSET = WORLD_SIZE_OFFSET + Integer.BYTES;
     public static final int SERVER_START_MILLIS_OFFSET = SERVER_PID_OFFSET + Long.BYTES;
-    public static final int HEADER_END = SERVER_START_MILLIS_OFFSET + Long.BYTES + Long.BYTES;
+    /** Classes in the dataset's manifest: a label is -1 (none) or in 0..CLASS_COUNT-1; 0 = no class list. */
+    public static final int CLASS_COUNT_OFFSET = SERVER_START_MILLIS_OFFSET + Long.BYTES;
+    public static final int HEADER_END = CLASS_COUNT_OFFSET + Integer.BYTES + Integer.BYTES;
 
     /** FLAGS bit 0: eval mode (resize + centre crop) rather than train. */
     public static final int FLAG_EVAL = 1;
@@ -231,6 +234,9 @@ public final class RingDescriptor {
             throw new RingFormatException(what + " has an inconsistent slot geometry: " + slots + " slots of stride "
                 + stride + " from " + slotsOffset + " in " + fileLength + " bytes");
         }
+        if (buffer.getInt(CLASS_COUNT_OFFSET) < 0) {
+            throw new RingFormatException(what + " has " + buffer.getInt(CLASS_COUNT_OFFSET) + " classes");
+        }
         int capacity = buffer.getInt(CAPACITY_OFFSET);
         int height = buffer.getInt(HEIGHT_OFFSET);
         int width = buffer.getInt(WIDTH_OFFSET);
@@ -264,6 +270,30 @@ public final class RingDescriptor {
             Integer.BYTES, start, end);
         checkArray(what, slot, "sample ids", buffer.getLong(header + SLOT_IDS_OFFSET), (long) size * Long.BYTES,
             Long.BYTES, start, end);
+    }
+
+    /**
+     * Checks published slot {@code slot} as a reader must before it hands the batch out: its offsets
+     * ({@link #checkSlotOffsets}), its SEQUENCE not past PUBLISHED, and every label -1 or below CLASS_COUNT.
+     */
+    public static void checkSlot(DirectBuffer buffer, int slot, String what) {
+        int header = slotHeaderOffset(slot);
+        long sequence = buffer.getLong(header + SLOT_SEQUENCE_OFFSET);
+        long published = buffer.getLong(PUBLISHED_OFFSET);
+        if (sequence < 0 || sequence > published) {
+            throw new RingFormatException(what + ": slot " + slot + "'s SEQUENCE " + sequence + " is past PUBLISHED "
+                + published + ": the slot header was overwritten");
+        }
+        checkSlotOffsets(buffer, slot, what);
+        int classes = buffer.getInt(CLASS_COUNT_OFFSET);
+        long labels = buffer.getLong(header + SLOT_LABELS_OFFSET);
+        for (int i = 0; i < buffer.getInt(header + SLOT_SIZE_OFFSET); i++) {
+            int label = buffer.getInt((int) labels + i * Integer.BYTES);
+            if (label < -1 || classes > 0 && label >= classes) {
+                throw new RingFormatException(what + ": slot " + slot + " holds label " + label + ", outside -1.."
+                    + (classes - 1) + " (CLASS_COUNT " + classes + "): the slot was overwritten");
+            }
+        }
     }
 
     private static void checkArray(String what, int slot, String array, long offset, long length, int alignment,

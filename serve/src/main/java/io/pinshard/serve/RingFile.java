@@ -87,7 +87,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             throw new IllegalArgumentException("ring " + path + ": directory " + parent + " does not exist");
         }
         clearDeadTemporaries(absolute);
-        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
+        if (RingDirectory.checkOwnRingFile(absolute)) { // lstat first: another user's file, a FIFO, a link refused
             RingOwner owner = RingOwner.read(absolute);
             if (owner == null) {
                 throw new IllegalStateException(path + " exists and is not a pinshard ring: refusing to replace it "
@@ -242,10 +242,11 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         b.putLong(SEED_OFFSET, geometry.seed());
         b.putInt(RANK_OFFSET, geometry.rank());
         b.putInt(WORLD_SIZE_OFFSET, geometry.worldSize());
+        b.putInt(CLASS_COUNT_OFFSET, geometry.classCount());
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
-        b.putIntOrdered(STATUS_OFFSET, STATUS_READY);
+        b.putIntRelease(STATUS_OFFSET, STATUS_READY);
         try {
             Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
@@ -278,7 +279,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         closed = true;
         boolean truncated = truncated();
         if (buffer != null && controlPagesInFile()) {
-            buffer.putIntOrdered(STATUS_OFFSET, status);
+            buffer.putIntRelease(STATUS_OFFSET, status);
         }
         deleteIfOurs(path);
         if (tempPath != null) {
@@ -397,7 +398,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
 
     /** What the header says about the batches, known once the loader is built. */
     public record RingGeometry(int capacity, int crop, boolean eval, long batchesPerEpoch, long samplesPerEpoch,
-                               long records, long seed, int rank, int worldSize) {
+                               long records, long seed, int rank, int worldSize, int classCount) {
     }
 
     private static final class Slot extends OwnedRegion {
@@ -429,7 +430,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
                 return null; // a FIFO would block the open, a device be read: neither is a ring
             }
             ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-            try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 while (header.hasRemaining() && in.read(header) > 0) {
                     // read what there is
                 }

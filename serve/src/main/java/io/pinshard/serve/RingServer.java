@@ -102,7 +102,7 @@ public final class RingServer implements AutoCloseable {
             this.buffer = ring.buffer();
             ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
                 options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
-                options.seed(), options.rank(), options.worldSize()));
+                options.seed(), options.rank(), options.worldSize(), dataset.classes().size()));
         } catch (RuntimeException | Error e) {
             CloseHelper.quietClose(opened);
             ring.close(STATUS_FAILED);
@@ -214,7 +214,7 @@ public final class RingServer implements AutoCloseable {
         } catch (IllegalArgumentException | IllegalStateException e) {
             ring.message("command refused: " + e.getMessage());
             buffer.putInt(ACK_RESULT_OFFSET, RESULT_REFUSED);
-            buffer.putLongOrdered(ACK_COMMAND_OFFSET, command);
+            buffer.putLongRelease(ACK_COMMAND_OFFSET, command);
             event("refused", "command", command, "reason", e.getMessage());
             return false;
         }
@@ -224,7 +224,7 @@ public final class RingServer implements AutoCloseable {
         buffer.putLong(STREAM_FIRST_SEQUENCE_OFFSET, nextSequence);
         buffer.putLong(STREAM_START_BATCH_OFFSET, epoch.batchesConsumed());
         buffer.putLong(STREAM_BATCHES_OFFSET, remaining);
-        buffer.putLongOrdered(ACK_COMMAND_OFFSET, command);
+        buffer.putLongRelease(ACK_COMMAND_OFFSET, command);
         event("epoch", "epoch", epochNumber, "start_batch", epoch.batchesConsumed(), "batches", remaining);
         return true;
     }
@@ -262,8 +262,8 @@ public final class RingServer implements AutoCloseable {
             outstanding.incrementAndGet();
             // Release: the pixels (written by the workers, which Epoch.next() synchronised with) and the header
             // above are visible to whoever reads this sequence with acquire semantics.
-            buffer.putLongOrdered(header + SLOT_SEQUENCE_OFFSET, sequence);
-            buffer.putLongOrdered(PUBLISHED_OFFSET, sequence);
+            buffer.putLongRelease(header + SLOT_SEQUENCE_OFFSET, sequence);
+            buffer.putLongRelease(PUBLISHED_OFFSET, sequence);
             images += batch.size();
             if (attachedSession != session) {
                 reclaimAll(); // the control thread may have reclaimed before this batch was in held[]
@@ -311,7 +311,7 @@ public final class RingServer implements AutoCloseable {
                     if (damage != null) {
                         throw damage;
                     }
-                    buffer.putLongOrdered(HEARTBEAT_OFFSET, ++heartbeat);
+                    buffer.putLongRelease(HEARTBEAT_OFFSET, ++heartbeat);
                     nextBeat = now + HEARTBEAT_NANOS;
                     if (client != null) {
                         String lost = client.lost(now, liveness);
@@ -365,7 +365,7 @@ public final class RingServer implements AutoCloseable {
         reclaimAll();
         ClientWatch client = new ClientWatch(pid, ProcessHandle.of(pid), System.nanoTime());
         attachedSession = session;
-        buffer.putLongOrdered(ATTACHED_SESSION_OFFSET, session);
+        buffer.putLongRelease(ATTACHED_SESSION_OFFSET, session);
         event("attached", "client_pid", pid, "session", session, "client_version", version,
             "pid_visible", client.process.isPresent());
         return client;
@@ -374,7 +374,7 @@ public final class RingServer implements AutoCloseable {
     private void lose(ClientWatch client, String reason) {
         attachedSession = 0;
         int taken = reclaimAll();
-        buffer.putLongOrdered(ATTACHED_SESSION_OFFSET, 0);
+        buffer.putLongRelease(ATTACHED_SESSION_OFFSET, 0);
         event("detached", "client_pid", client.pid, "reason", reason, "reclaimed_slots", taken);
         if (settings.once()) {
             stopping = true;
@@ -396,7 +396,7 @@ public final class RingServer implements AutoCloseable {
             synchronized (held) { // not this: close() holds this while it joins the threads
                 reclaimed += taken;
                 if (!stopping || ring.controlPagesInFile()) { // stopping: maybe for a truncated ring
-                    buffer.putLongOrdered(RECLAIMED_OFFSET, reclaimed);
+                    buffer.putLongRelease(RECLAIMED_OFFSET, reclaimed);
                 }
             }
         }
@@ -453,7 +453,7 @@ public final class RingServer implements AutoCloseable {
                 failure = message;
                 ring.message("server failed: " + message);
                 if (ring.controlPagesInFile()) { // a write into lost pages would fault again
-                    buffer.putIntOrdered(STATUS_OFFSET, STATUS_FAILED);
+                    buffer.putIntRelease(STATUS_OFFSET, STATUS_FAILED);
                 }
                 event("failed", "reason", message);
             }

@@ -19,19 +19,26 @@ import java.util.Map;
  * reaper killed with its server, a machine without {@code /bin/sh}).
  */
 public final class StaleRings {
-    /** Where rings live unless a server is told otherwise. */
+    /** Where rings of earlier versions lived, and where an explicit {@code --ring /dev/shm/NAME} puts one. */
     public static final Path SHARED_MEMORY = Path.of("/dev/shm");
 
     private StaleRings() {
     }
 
+    /** Sweeps this user's ring directory ({@link RingDirectory#current()}, not created) and {@code /dev/shm}. */
+    public static List<Path> sweepDefaults() {
+        List<Path> removed = sweep(RingDirectory.current());
+        removed.addAll(sweep(SHARED_MEMORY));
+        return removed;
+    }
+
     /** Removes the stale rings in {@code directory} and returns what it removed; a missing directory has none. */
     public static List<Path> sweep(Path directory) {
         List<Path> removed = new ArrayList<>();
-        if (!Files.isDirectory(directory)) {
+        if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
             return removed;
         }
-        long me = ownUid();
+        long me = RingDirectory.ownUid();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, "pinshard-*.ring*")) {
             for (Path entry : entries) {
                 try {
@@ -68,14 +75,5 @@ public final class StaleRings {
         Map<String, Object> attributes = Files.readAttributes(path, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
         int mode = (Integer) attributes.get("mode");
         return (mode & 0170000) == 0100000 && ((Integer) attributes.get("uid")) == uid;
-    }
-
-    /** This process's uid (the owner of its own /proc entry). */
-    static long ownUid() {
-        try {
-            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (IOException | RuntimeException e) {
-            return -1; // no /proc: nothing matches, nothing is removed
-        }
     }
 }

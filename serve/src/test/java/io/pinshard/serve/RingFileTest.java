@@ -45,7 +45,7 @@ class RingFileTest {
             assertTrue(alignment.getMessage().contains("8192"), alignment.getMessage());
 
             assertFalse(Files.exists(path), "not under its name before publish");
-            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1));
+            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
             UnsafeBuffer header = ring.buffer();
             checkHeader(header, Files.size(path), path.toString());
@@ -64,7 +64,7 @@ class RingFileTest {
         Path path = temp.resolve("damaged.ring");
         RingFile ring = RingFile.prepare(path, 2);
         NativeRegion[] slots = {ring.allocate(10_000, 4096), ring.allocate(10_000, 4096)};
-        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1));
+        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5));
         assertTrue(ring.sharedWithOtherProcesses(), "the loader must write the ring through guarded copies only");
         assertNull(ring.damaged());
         long length = Files.size(path);

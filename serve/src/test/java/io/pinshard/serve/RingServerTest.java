@@ -199,6 +199,10 @@ class RingServerTest {
         Path foreign = Files.writeString(temp.resolve("notes.txt"), "not a ring");
         IllegalStateException refused = assertThrows(IllegalStateException.class,
             () -> start(foreign, RingServer.Settings.defaults()));
+        assertTrue(refused.getMessage().contains("mode 0644, not a regular file of uid"), refused.getMessage());
+        assertEquals("not a ring", Files.readString(foreign), "left as it was");
+        Files.setPosixFilePermissions(foreign, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        refused = assertThrows(IllegalStateException.class, () -> start(foreign, RingServer.Settings.defaults()));
         assertTrue(refused.getMessage().contains("not a pinshard ring"), refused.getMessage());
         assertEquals("not a ring", Files.readString(foreign), "left as it was");
     }
@@ -216,7 +220,7 @@ class RingServerTest {
                 client.buffer.putLong(CLIENT_PID_OFFSET, random.nextLong());
                 client.buffer.putInt(CLIENT_VERSION_OFFSET, random.nextInt());
                 for (int s = 0; s < slots; s++) {
-                    client.buffer.putLongOrdered(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET, random.nextLong());
+                    client.buffer.putLongRelease(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET, random.nextLong());
                 }
                 int kind = round % 3 == 0 ? random.nextInt() : 1 + random.nextInt(2);
                 int epoch = round % 2 == 0 ? random.nextInt() : random.nextInt(3);

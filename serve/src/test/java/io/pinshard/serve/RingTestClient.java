@@ -36,12 +36,12 @@ final class RingTestClient implements AutoCloseable {
         command = Math.max(buffer.getLongVolatile(COMMAND_OFFSET), buffer.getLongVolatile(ACK_COMMAND_OFFSET));
         buffer.putLong(CLIENT_PID_OFFSET, pid);
         buffer.putInt(CLIENT_VERSION_OFFSET, VERSION);
-        buffer.putLongOrdered(SESSION_OFFSET, session);
+        buffer.putLongRelease(SESSION_OFFSET, session);
         await(() -> buffer.getLongVolatile(ATTACHED_SESSION_OFFSET) == session, "attach");
     }
 
     void beat() {
-        buffer.putLongOrdered(CLIENT_HEARTBEAT_OFFSET, ++heartbeat);
+        buffer.putLongRelease(CLIENT_HEARTBEAT_OFFSET, ++heartbeat);
     }
 
     /** Sends a command and waits for its acknowledgement; returns the result code. */
@@ -50,7 +50,7 @@ final class RingTestClient implements AutoCloseable {
         buffer.putInt(COMMAND_KIND_OFFSET, kind);
         buffer.putInt(COMMAND_EPOCH_OFFSET, epoch);
         buffer.putLong(COMMAND_START_BATCH_OFFSET, startBatch);
-        buffer.putLongOrdered(COMMAND_OFFSET, mine);
+        buffer.putLongRelease(COMMAND_OFFSET, mine);
         await(() -> buffer.getLongVolatile(ACK_COMMAND_OFFSET) == mine, "command " + mine);
         firstSequence = buffer.getLong(STREAM_FIRST_SEQUENCE_OFFSET);
         streamBatches = buffer.getLong(STREAM_BATCHES_OFFSET);
@@ -105,11 +105,11 @@ final class RingTestClient implements AutoCloseable {
     }
 
     void release(int slot, long sequence) {
-        buffer.putLongOrdered(slotHeaderOffset(slot) + SLOT_RELEASED_OFFSET, sequence); // release
+        buffer.putLongRelease(slotHeaderOffset(slot) + SLOT_RELEASED_OFFSET, sequence); // release
     }
 
     void detach() {
-        buffer.putLongOrdered(SESSION_OFFSET, 0);
+        buffer.putLongRelease(SESSION_OFFSET, 0);
     }
 
     void await(BooleanSupplier done, String what) {

@@ -1,0 +1,43 @@
+package io.pinshard.serve;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Writes {@code python/pinshard/_layout.py}, the Python client's copy of the ring layout, from {@link RingDescriptor}:
+ * every public static int or long constant, in declaration order, and the magic. {@code RingLayoutPythonTest} fails
+ * when the committed file differs from this text; {@code main PATH} (or the test with
+ * {@code -Dpinshard.regenerateLayout=true}) rewrites it.
+ */
+public final class RingLayoutPython {
+    private RingLayoutPython() {
+    }
+
+    /** The text of {@code _layout.py}. */
+    static String text() throws IllegalAccessException {
+        StringBuilder out = new StringBuilder();
+        out.append("\"\"\"Byte layout of the shared ring file (docs/RING.md). GENERATED from io.pinshard.serve.RingDescriptor by\n")
+            .append("RingLayoutPython (serve's tests): do not edit; RingLayoutPythonTest fails when this file differs from what\n")
+            .append("the generator writes, and says how to regenerate it.\n\"\"\"\n\n");
+        out.append("MAGIC = b\"").append(new String(RingDescriptor.MAGIC, StandardCharsets.US_ASCII)).append("\"\n");
+        for (Field field : RingDescriptor.class.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && Modifier.isFinal(modifiers)
+                && (field.getType() == int.class || field.getType() == long.class)) {
+                out.append(field.getName()).append(" = ").append(((Number) field.get(null)).longValue()).append('\n');
+            }
+        }
+        out.append("\n\ndef slot_header_offset(slot):\n    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
+            .append("def slots_offset(slots):\n    end = slot_header_offset(slots)\n")
+            .append("    return (end + PAGE - 1) // PAGE * PAGE\n");
+        return out.toString();
+    }
+
+    public static void main(String[] args) throws IOException, IllegalAccessException {
+        Files.writeString(Path.of(args[0]), text(), StandardCharsets.UTF_8);
+    }
+}
