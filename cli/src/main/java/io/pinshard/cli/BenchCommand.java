@@ -102,16 +102,17 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--step-ms must be > 0: " + stepMs);
         }
         if (gpuAugment && device == null) {
-            spec.commandLine().getErr().println("pinshard bench: --gpu-augment needs --device host|cuda|auto");
-            return PinshardCommand.EXIT_USAGE;
+            throw new IllegalArgumentException("--gpu-augment needs --device host|cuda|auto");
         }
         DeviceBackend backend = null;
         if (device != null) {
             try {
                 backend = DeviceBackends.open(device);
             } catch (IllegalArgumentException | IllegalStateException e) {
-                spec.commandLine().getErr().println("pinshard bench: " + e.getMessage());
-                return device.equalsIgnoreCase("cuda") ? 1 : PinshardCommand.EXIT_USAGE;
+                // No usable GPU where --device cuda asked for one is the machine's failure; any other refusal the
+                // command line's (auto, host, a typo).
+                throw device.equalsIgnoreCase("cuda") ? new IllegalStateException(e.getMessage(), e)
+                    : new IllegalArgumentException(e.getMessage(), e);
             }
             builder.allocator(backend.hostAllocator());
         }
@@ -186,8 +187,7 @@ final class BenchCommand implements Callable<Integer> {
             backend.close();
         }
         if (problem != null) {
-            spec.commandLine().getErr().println("pinshard bench: " + problem);
-            return PinshardCommand.EXIT_USAGE;
+            throw new IllegalArgumentException(problem);
         }
         List<Path> directories = new ArrayList<>(List.of(Path.of(directory)));
         directories.addAll(moreDirectories);

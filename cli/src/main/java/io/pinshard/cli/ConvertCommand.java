@@ -2,6 +2,7 @@ package io.pinshard.cli;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.s3.S3Location;
+import io.pinshard.s3.transfer.TransferException;
 import io.pinshard.writer.convert.AspectPolicy;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
@@ -169,16 +170,12 @@ final class ConvertCommand implements Callable<Integer> {
         try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, log, Duration.ofSeconds(10))) {
             summary = new Converter(options, reporter).run(listing, partSpec, output);
         } catch (ConvertException e) {
-            err.println("pinshard convert: " + e.getMessage()
-                + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""));
-            err.flush();
-            return 1;
+            throw new IllegalStateException(e.getMessage()
+                + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
         }
         printSummary(out, summary);
         if (strict && summary.rejected() > 0) {
-            err.println("pinshard convert: " + summary.rejected() + " input(s) rejected and --strict is set");
-            err.flush();
-            return 1;
+            throw new IllegalStateException(summary.rejected() + " input(s) rejected and --strict is set");
         }
         return remote == null ? 0 : pushStaged(remote, mode, out, err);
     }
@@ -186,17 +183,18 @@ final class ConvertCommand implements Callable<Integer> {
     /** Pushes the staging directory; deletes it once pushed unless --keep-staging (a failed push keeps it). */
     private int pushStaged(S3Location remote, ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err)
         throws IOException {
-        int pushed = PushCommand.push(output, remote, s3, push.options(), mode, out, err, "convert");
-        if (pushed == 0 && !keepStaging) {
+        try {
+            PushCommand.push(output, remote, s3, push.options(), mode, out, err, "convert");
+        } catch (TransferException e) {
+            throw new TransferException(e.getMessage() + "; the converted dataset stays in " + output
+                + "; rerun the same command to resume the push", e);
+        }
+        if (!keepStaging) {
             StagingDirectory.delete(output);
             out.println("deleted the staging directory " + output);
             out.flush();
-        } else if (pushed != 0) {
-            err.println("pinshard convert: the converted dataset stays in " + output + "; rerun the same command to "
-                + "resume the push");
-            err.flush();
         }
-        return pushed;
+        return 0;
     }
 
     /** What to do about an output directory that is taken, in this command's flags. */

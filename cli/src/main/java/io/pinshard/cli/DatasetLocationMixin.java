@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.reader.Dataset;
+import io.pinshard.s3.S3DatasetProvider;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3ShardSource;
 import io.pinshard.writer.convert.SizeParser;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Option;
 /**
  * How the commands that read a dataset (inspect, verify, bench, preview, serve) open their DATASET argument: a
  * local directory, or {@code s3://bucket/prefix} through the node-wide shard cache, with the S3 connection options
- * ({@link S3OptionsMixin}) and the cache's own.
+ * ({@link S3OptionsMixin}) and the cache's own, opened by {@link S3DatasetProvider#source} as
+ * {@code Dataset.open("s3://...")} opens it.
  */
 final class DatasetLocationMixin {
     @Mixin
@@ -46,7 +48,6 @@ final class DatasetLocationMixin {
         S3Location parsed = S3Location.parse(location);
         var settings = s3.settings();
         long limit = cache.cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cache.cacheLimit);
-        Path directory = S3ShardSource.cacheDirectory(cache.cacheDir, parsed, settings);
-        return S3ShardSource.open(parsed, settings, directory, limit);
+        return S3DatasetProvider.source(parsed, settings, cache.cacheDir, limit);
     }
 }

@@ -25,16 +25,15 @@ final class DumpCommand implements Callable<Integer> {
         try {
             DatasetFiles.checkRegularFile(shard); // a FIFO or device would block or never end
         } catch (ShardFormatException e) {
-            spec.commandLine().getErr().println("pinshard dump: " + e.getMessage());
-            return PinshardCommand.EXIT_USAGE;
+            throw new IllegalArgumentException(e.getMessage(), e); // the argument names no file to read
         }
         try (MappedShard mapped = MappedShard.open(shard, null, true)) {
             spec.commandLine().getOut().print(ShardHexDump.render(mapped.buffer()));
             spec.commandLine().getOut().flush();
             return 0;
         } catch (ShardFormatException e) {
-            spec.commandLine().getErr().println("pinshard dump: " + e.getMessage());
-            return e.kind() == ShardFormatException.Kind.IO_ERROR ? PinshardCommand.EXIT_USAGE : 1;
+            // A file that cannot be read is the argument's fault; one that reads but is no shard, the file's.
+            throw e.kind() == ShardFormatException.Kind.IO_ERROR ? new IllegalArgumentException(e.getMessage(), e) : e;
         }
     }
 }

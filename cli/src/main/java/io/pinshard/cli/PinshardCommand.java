@@ -65,19 +65,31 @@ public final class PinshardCommand implements Runnable {
         return line
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+                String command = commandLine.getParent() == null ? "pinshard" : "pinshard " + commandLine.getCommandName();
+                // A shard format error's message names its file escaped already; any other is escaped here.
+                String message = e instanceof ShardFormatException ? e.getMessage() : Printable.escape(e.getMessage());
                 if (StartupArchive.shuttingDown()) {
                     // Stopped by a signal: what failed as the JVM went down is the stop itself, not the user's error.
-                    commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": stopped ("
-                        + Printable.escape(e.getMessage()) + ")");
+                    commandLine.getErr().println(command + ": stopped (" + message + ")");
+                    commandLine.getErr().flush();
                     return 1;
                 }
-                if (e instanceof ShardFormatException format) {
-                    // A dataset that is not there is a usage error; one that is there but broken is a failure.
-                    commandLine.getErr().println("pinshard " + commandLine.getCommandName() + ": " + e.getMessage());
-                    return format.kind() == ShardFormatException.Kind.NOT_A_DATASET ? EXIT_USAGE : 1;
-                }
-                commandLine.getErr().println("pinshard: " + Printable.escape(e.getMessage()));
-                return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
+                commandLine.getErr().println(command + ": " + message);
+                commandLine.getErr().flush();
+                return exitCode(e);
             });
+    }
+
+    /**
+     * The exit status of a command that failed with {@code e}, the one place that maps errors to statuses (the
+     * commands throw, this handler prints and decides): a command line that asks for what cannot be done as given
+     * ({@link IllegalArgumentException}) or names no dataset is a usage error, {@link #EXIT_USAGE}; anything else,
+     * a dataset that is there but broken included, is a failure, 1.
+     */
+    static int exitCode(Exception e) {
+        if (e instanceof ShardFormatException format) {
+            return format.kind() == ShardFormatException.Kind.NOT_A_DATASET ? EXIT_USAGE : 1;
+        }
+        return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
     }
 }

@@ -7,7 +7,6 @@ import io.pinshard.s3.S3Settings;
 import io.pinshard.s3.transfer.DatasetPull;
 import io.pinshard.s3.transfer.PullOptions;
 import io.pinshard.s3.transfer.PullResult;
-import io.pinshard.s3.transfer.TransferException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -61,7 +60,6 @@ final class PullCommand implements Callable<Integer> {
     public Integer call() {
         S3Location from = S3Location.parse(source);
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         S3Settings settings = s3.settings();
         PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force)
             .withRetries(settings.maxAttempts(), settings.callTimeout());
@@ -70,10 +68,6 @@ final class PullCommand implements Callable<Integer> {
         try (S3Client client = S3Clients.create(settings);
              TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
-        } catch (TransferException e) {
-            err.println("pinshard pull: " + Printable.escape(e.getMessage()));
-            err.flush();
-            return 1;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         out.printf(Locale.ROOT, "pulled %s to %s: %d shard(s) downloaded and verified (%s), %d already in place (%s);"

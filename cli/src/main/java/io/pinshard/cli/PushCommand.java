@@ -5,7 +5,6 @@ import io.pinshard.s3.S3Location;
 import io.pinshard.s3.transfer.ChunkedFallbackPush;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
-import io.pinshard.s3.transfer.TransferException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -70,10 +69,6 @@ final class PushCommand implements Callable<Integer> {
                 err.println("pinshard " + command + ": " + Printable.escape(notice));
                 err.flush();
             });
-        } catch (TransferException e) {
-            err.println("pinshard " + command + ": " + Printable.escape(e.getMessage()));
-            err.flush();
-            return 1;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         out.printf(Locale.ROOT, "pushed %s to %s: %d shard(s) uploaded (%s), %d already there (%s)%s; manifest %s%n",

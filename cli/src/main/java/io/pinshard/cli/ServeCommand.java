@@ -82,8 +82,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             print(out, Map.of("event", "stopped", "ring", ringPath.toString()));
             if (server.failure() != null) {
-                spec.commandLine().getErr().println("pinshard serve: " + server.failure());
-                return 1;
+                throw new IllegalStateException(server.failure());
             }
         }
         return 0;

@@ -59,7 +59,6 @@ final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         List<Problem> problems;
         long records;
         try {
@@ -77,8 +76,7 @@ final class VerifyCommand implements Callable<Integer> {
                 records = problems.isEmpty() ? Json.readManifest(Path.of(directory), allowLinks).records() : -1;
             }
         } catch (ShardFormatException e) {
-            err.println("pinshard verify: " + e.getMessage());
-            return PinshardCommand.EXIT_USAGE;
+            throw new IllegalArgumentException(e.getMessage(), e); // no dataset to verify there: a usage error
         }
         String shown = Printable.escape(directory);
         if (problems.isEmpty() && records == 0) {

@@ -51,9 +51,19 @@ public final class S3DatasetProvider implements ShardSourceProvider {
         String cacheDir = option(options, "cacheDir");
         String limit = option(options, "cacheLimit");
         S3Location parsed = S3Location.parse(location);
-        S3Settings built = settings.build();
-        return S3ShardSource.open(parsed, built, S3ShardSource.cacheDirectory(cacheDir == null ? null : Path.of(cacheDir),
-            parsed, built), limit == null ? Long.MAX_VALUE : Long.parseLong(limit));
+        return source(parsed, settings.build(), cacheDir == null ? null : Path.of(cacheDir),
+            limit == null ? Long.MAX_VALUE : Long.parseLong(limit));
+    }
+
+    /**
+     * The cache-backed source of {@code location}, the one way an {@code s3://} dataset is opened: by
+     * {@link io.pinshard.reader.Dataset#open(String)} through {@link #open(String, Map)}, and by the CLI with its
+     * S3 and cache options. Its shards are cached under {@code cacheBase} ({@code null}: the default base), in the
+     * dataset's own {@code <bucket>/<hash>} folder, holding at most {@code limitBytes} at once.
+     */
+    public static S3ShardSource source(S3Location location, S3Settings settings, Path cacheBase, long limitBytes) {
+        return S3ShardSource.open(location, settings, S3ShardSource.cacheDirectory(cacheBase, location, settings),
+            limitBytes);
     }
 
     private static String option(Map<String, String> options, String name) {

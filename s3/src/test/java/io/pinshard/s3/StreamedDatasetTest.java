@@ -55,6 +55,31 @@ class StreamedDatasetTest {
     }
 
     @Test
+    void datasetOpenOfAnS3LocationGoesThroughTheProviderIntoTheDatasetsCacheFolder() throws Exception {
+        Path base = temp.resolve("cache-provider");
+        Map<String, String> options = Map.of("endpoint", server.endpoint().toString(), "pathStyle", "true",
+            "region", "us-east-1", "cacheDir", base.toString());
+        // Credentials come from the SDK's standard configuration only, never from the options.
+        System.setProperty("aws.accessKeyId", S3TestServer.ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", S3TestServer.SECRET_KEY);
+        try (Dataset remote = Dataset.open(location.toString(), options); Dataset here = Dataset.open(local)) {
+            assertTrue(remote.isStreamed());
+            assertEquals(here.size(), remote.size());
+            RecordView a = new RecordView();
+            RecordView b = new RecordView();
+            remote.record(RECORDS - 1, a);
+            here.record(RECORDS - 1, b);
+            assertEquals(b.key(), a.key());
+            Path folder = S3ShardSource.cacheDirectory(base, location, server.settings().build());
+            assertTrue(folder.startsWith(base) && java.nio.file.Files.isDirectory(folder),
+                "the shard went to the dataset's folder under the base: " + folder);
+        } finally {
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+        }
+    }
+
+    @Test
     void everyRecordReadsAsFromTheLocalCopyAndTheCacheHoldsOnlyVerifiedShards() throws Exception {
         Path cache = temp.resolve("cache-records");
         try (Dataset remote = open(cache, Long.MAX_VALUE); Dataset here = Dataset.open(local)) {

@@ -56,7 +56,7 @@ public final class Batch implements AutoCloseable {
         }
     }
 
-    private final BatchRing ring;
+    private final RingSlots ring;
     private final int slot;
     private final NativeRegion region;
     private final int capacity;
@@ -82,7 +82,7 @@ public final class Batch implements AutoCloseable {
     @SuppressWarnings("unused") // through SKIPPED
     private int skipped;
 
-    Batch(BatchRing ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset) {
+    Batch(RingSlots ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset) {
         this.ring = ring;
         this.slot = slot;
         this.region = region;
@@ -305,7 +305,8 @@ public final class Batch implements AutoCloseable {
             if (heldLease == 0) {
                 throw released();
             }
-            return ring.holdMemory(slot);
+            ring.retainMemory(slot);
+            return new SlotMemoryHold(ring, slot);
         } finally {
             ring.exit();
         }

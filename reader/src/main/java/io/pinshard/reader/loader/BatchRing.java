@@ -32,7 +32,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the workers are joined before close. A slot's memory is counted: the ring holds it until close, and each
  * {@link SlotMemoryHold} ({@link Batch#holdMemory()}) until it is closed; the last of them frees it.
  */
-final class BatchRing implements AutoCloseable {
+final class BatchRing implements RingSlots, AutoCloseable {
     private final String owner;
     private final int slots;
     private final int workers;
@@ -80,8 +80,8 @@ final class BatchRing implements AutoCloseable {
         }
     }
 
-    /** Name of the loader that owns the ring. */
-    String owner() {
+    @Override
+    public String owner() {
         return owner;
     }
 
@@ -98,15 +98,18 @@ final class BatchRing implements AutoCloseable {
     }
 
     /** Enters a guarded access from outside the workers; false once the ring is closed. Pair with {@link #exit()}. */
-    boolean enter() {
+    @Override
+    public boolean enter() {
         return guard.tryAcquire();
     }
 
-    void exit() {
+    @Override
+    public void exit() {
         guard.release();
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return guard.isClosed();
     }
 
@@ -176,11 +179,8 @@ final class BatchRing implements AutoCloseable {
         control.getAndAddInt(HELD_TOTAL_OFFSET, 1);
     }
 
-    /**
-     * Gives ring batch {@code sequence}'s slot back to the workers; called once per hand-out by
-     * {@link Batch#close()}, from any thread. Nothing to do once the ring is closed or a new run began.
-     */
-    void release(int slot, long sequence, long runGeneration) {
+    @Override
+    public void release(int slot, long sequence, long runGeneration) {
         if (!guard.tryAcquire()) {
             return;
         }
@@ -197,14 +197,13 @@ final class BatchRing implements AutoCloseable {
         }
     }
 
-    /** A hold on {@code slot}'s memory (inside {@link #enter()}, so the ring's own hold is still there). */
-    SlotMemoryHold holdMemory(int slot) {
+    @Override
+    public void retainMemory(int slot) {
         memoryHolders.incrementAndGet(slot);
-        return new SlotMemoryHold(this, slot);
     }
 
-    /** Drops one holder of {@code slot}'s memory; the last one frees it (any thread). */
-    void releaseMemory(int slot) {
+    @Override
+    public void releaseMemory(int slot) {
         if (memoryHolders.decrementAndGet(slot) == 0 && regions[slot] != null) {
             regions[slot].close();
         }

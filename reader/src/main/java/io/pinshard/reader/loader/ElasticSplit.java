@@ -132,9 +132,9 @@ final class ElasticSplit {
         int n = (int) records;
         int world = first.worldSize();
         String where = "state " + state + ": the epoch started on " + world + " ranks";
-        long perRank = EpochPlan.perRankBlock(records, world, dropLast, where + ": ");
-        long samples = EpochPlan.samplesPerRank(perRank, batchSize, dropLast);
-        long batches = EpochPlan.batches(perRank, batchSize, dropLast, where + ": ");
+        long perRank = PlainSplit.perRankBlock(records, world, dropLast, where + ": ");
+        long samples = PlainSplit.samplesPerRank(perRank, batchSize, dropLast);
+        long batches = PlainSplit.batches(perRank, batchSize, dropLast, where + ": ");
         if (first.batches() > batches) {
             throw new IllegalArgumentException(where + ", which have " + batches + " batches per rank, but it says "
                 + first.batches() + " were consumed there");

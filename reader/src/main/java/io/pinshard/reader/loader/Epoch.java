@@ -20,8 +20,9 @@ import org.agrona.concurrent.BackoffIdleStrategy;
  * describe it; a reference kept longer describes whatever epoch the object was handed out for since.
  */
 public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoCloseable {
-    private final Loader loader;
+    private final LoaderControl control;
     private final Dataset dataset;
+    private final LoaderOptions options;
     private final LoaderRun run;
     private final BatchRing ring;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(256, 64, 1_000, 200_000);
@@ -36,12 +37,14 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     private long nextBatch;
     private boolean closed;
 
-    Epoch(Loader loader, LoaderRun run, BatchRing ring) {
-        this.loader = loader;
-        this.dataset = loader.dataset();
+    Epoch(LoaderControl control, LoaderRun run, BatchRing ring, Dataset dataset, LoaderOptions options,
+          DataWaitMonitor dataWait) {
+        this.control = control;
+        this.dataset = dataset;
+        this.options = options;
         this.run = run;
         this.ring = ring;
-        this.dataWait = loader.dataWait();
+        this.dataWait = dataWait;
     }
 
     /** Re-aims this object at start {@code startNumber} of the loader: run segment {@code runSegment}. */
@@ -89,7 +92,6 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
 
     /** The state to checkpoint: a loader resumed from it continues with the next batch. */
     public LoaderState state() {
-        LoaderOptions options = loader.options();
         return new LoaderState(epoch, nextBatch, options.seed(), options.worldSize(), options.rank(), worldSegments);
     }
 
@@ -109,7 +111,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     @Override
     public Batch next() {
         if (closed) {
-            throw new IllegalStateException("epoch " + epoch + " of " + loader.name() + " is closed");
+            throw new IllegalStateException("epoch " + epoch + " of " + control.name() + " is closed");
         }
         if (nextBatch >= batches) {
             throw new NoSuchElementException("epoch " + epoch + " has " + batches + " batches");
@@ -118,8 +120,8 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
             throw loaderClosed();
         }
         try {
-            if (!loader.isCurrent(this)) {
-                throw new IllegalStateException("epoch " + epoch + " of " + loader.name() + " was superseded: the "
+            if (!control.isCurrent(start)) {
+                throw new IllegalStateException("epoch " + epoch + " of " + control.name() + " was superseded: the "
                     + "loader started another epoch since");
             }
             return take();
@@ -140,8 +142,8 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         if (dataset.isClosed()) {
             IllegalStateException cause = new IllegalStateException("dataset " + dataset.location() + " is closed");
             run.failAll(cause); // the workers stop too
-            loader.wakeWorkers();
-            throw new LoaderException(loader.name() + ": dataset " + dataset.location() + " was closed under the "
+            control.wakeWorkers();
+            throw new LoaderException(control.name() + ": dataset " + dataset.location() + " was closed under the "
                 + "loader in epoch " + epoch, cause);
         }
         if (ring.heldBatches() >= ring.slots()) {
@@ -160,18 +162,18 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         ring.markHeld();
         batch.open(epoch, nextBatch, sequence, samples, ring.generation());
         nextBatch++;
-        loader.delivered(samples, batch.takeSkipped());
+        control.delivered(samples, batch.takeSkipped());
         return batch;
     }
 
     /** Backs off until ring batch {@code sequence} is complete; the worker completing it unparks this thread. */
     private void await(int slot, long sequence, int samples) {
         idle.reset();
-        loader.consumerWaits(Thread.currentThread());
+        control.consumerWaits(Thread.currentThread());
         try {
             awaitReady(slot, sequence, samples);
         } finally {
-            loader.consumerWaits(null);
+            control.consumerWaits(null);
         }
     }
 
@@ -179,10 +181,10 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         while (!ring.ready(slot, sequence, samples)) {
             Throwable failure = run.failureAt(segment);
             if (failure != null) {
-                throw new LoaderException(loader.name() + ": worker " + run.failedThread() + " failed in epoch "
+                throw new LoaderException(control.name() + ": worker " + run.failedThread() + " failed in epoch "
                     + run.failedEpoch() + ": " + failure.getMessage(), failure);
             }
-            if (loader.closed()) {
+            if (control.closed()) {
                 throw loaderClosed();
             }
             if (run.stopping()) {
@@ -193,7 +195,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     }
 
     private IllegalStateException loaderClosed() {
-        return new IllegalStateException("epoch " + epoch + ": " + loader.name() + " is closed");
+        return new IllegalStateException("epoch " + epoch + ": " + control.name() + " is closed");
     }
 
     @Override
@@ -210,7 +212,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     public void close() {
         if (!closed) {
             closed = true;
-            loader.epochClosed(this);
+            control.epochClosed(start, finished());
         }
     }
 }

@@ -54,10 +54,10 @@ final class EpochPlan {
         this.order = options.order();
         this.seed = options.seed();
         this.positions = new int[2][this.records];
-        long perRank = perRankBlock(records, worldSize, options.dropLast(), "");
+        long perRank = PlainSplit.perRankBlock(records, worldSize, options.dropLast(), "");
         this.perRankBlock = perRank;
-        this.samplesPerRank = samplesPerRank(perRank, batchSize, options.dropLast());
-        this.batches = batches(perRank, batchSize, options.dropLast(), "");
+        this.samplesPerRank = PlainSplit.samplesPerRank(perRank, batchSize, options.dropLast());
+        this.batches = PlainSplit.batches(perRank, batchSize, options.dropLast(), "");
         if (order == SampleOrder.QUASI_RANDOM) {
             int window = options.quasiRandomWindow();
             int count = 0;
@@ -77,30 +77,6 @@ final class EpochPlan {
             windowStart = null;
             windowOrder = null;
         }
-    }
-
-    /** Samples per rank, before rounding to batches: {@code P} of the class comment; {@code where} prefixes errors. */
-    static long perRankBlock(long records, int worldSize, boolean dropLast, String where) {
-        if (worldSize > records && dropLast) {
-            throw new IllegalArgumentException(where + "drop_last with " + worldSize + " ranks leaves nothing of "
-                + records + " records");
-        }
-        return dropLast ? records / worldSize : (records + worldSize - 1) / worldSize;
-    }
-
-    /** Samples each rank visits. */
-    static long samplesPerRank(long perRank, int batchSize, boolean dropLast) {
-        return dropLast ? perRank - perRank % batchSize : perRank;
-    }
-
-    /** Batches each rank gets; {@code where} prefixes errors. */
-    static long batches(long perRank, int batchSize, boolean dropLast, String where) {
-        long batches = dropLast ? perRank / batchSize : (perRank + batchSize - 1) / batchSize;
-        if (batches == 0) {
-            throw new IllegalArgumentException(where + "drop_last leaves no full batch of " + batchSize + " from "
-                + perRank + " samples per rank");
-        }
-        return batches;
     }
 
     /**

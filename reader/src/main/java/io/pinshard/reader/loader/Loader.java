@@ -4,9 +4,8 @@ import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.bytedeco.opencv.global.opencv_core;
 
 /**
@@ -51,38 +50,19 @@ public final class Loader implements AutoCloseable {
     private final Dataset dataset;
     private final LoaderOptions options;
     private final String name;
-    /** For metrics: the epoch last started, and {@code batches} minus its batches handed out at that start. */
-    private volatile int currentEpoch = -1;
-    private volatile long epochBatchBase;
-    /** Odd while an epoch start changes {@code currentEpoch} and {@code epochBatchBase}; see {@link #positionVersion}. */
-    private volatile long positionVersion;
     private final EpochPlan plan;
     private final BatchRing ring;
     private final SampleProcessor[] processors;
     private final RecordView[] views;
     private final DataWaitMonitor dataWait;
     private final LoaderRun run;
+    /** The state the epochs, workers and prefetcher share; its monitor orders epoch starts, stops and close. */
+    private final LoaderControl control;
     private final Epoch[] epochs;
-    private final BackoffIdleStrategy stopIdle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
-    private LoaderWorker[] workers;
-    private volatile Thread[] threads;
-    private volatile Thread waitingConsumer;
-    /** Epoch starts so far; the {@link Epoch} handed out for the latest is the current one. */
-    private volatile long starts;
-    /** Whether the workers are in a run (between a reset and a stop). */
-    private boolean running;
-    private long images;
-    /** Batches handed out; volatile for the prefetcher, which follows the consumer. */
-    private volatile long batches;
     /** For a streamed dataset (else null): fetches shards ahead of the workers within the cache limit. */
     private final ShardPrefetcher prefetcher;
-    /** Corrupt records replaced in the batches handed out (not in work filled ahead and discarded). */
-    private long skipped;
-    /** Nanos of runs that ended, and when the current one started (0: none running), for {@link #stats()}. */
-    private volatile long finishedRunNanos;
-    private volatile long runStartedNanos;
-    private volatile boolean closed;
-    private volatile boolean terminating;
+    /** Registered with {@link LoaderEvents} from open to close. */
+    private final Supplier<LoaderSnapshot> snapshots = this::snapshot;
 
     private Loader(Dataset dataset, LoaderOptions options) {
         this.dataset = dataset;
@@ -102,6 +82,8 @@ public final class Loader implements AutoCloseable {
         dataset.release();
         options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
         opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
+        this.run = new LoaderRun(plan);
+        this.control = new LoaderControl(name, run, options.workers());
         this.ring = new BatchRing(name, options);
         this.processors = new SampleProcessor[options.workers()];
         this.views = new RecordView[options.workers()];
@@ -118,10 +100,12 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
-        this.run = new LoaderRun(plan);
-        this.epochs = new Epoch[] {new Epoch(this, run, ring), new Epoch(this, run, ring)};
-        this.prefetcher = dataset.isStreamed() ? new ShardPrefetcher(this, dataset, options, firstRecord) : null;
+        this.epochs = new Epoch[] {
+            new Epoch(control, run, ring, dataset, options, dataWait),
+            new Epoch(control, run, ring, dataset, options, dataWait)};
+        this.prefetcher = dataset.isStreamed() ? new ShardPrefetcher(control, dataset, options, firstRecord) : null;
         if (prefetcher != null) {
+            control.followedBy(prefetcher.thread());
             prefetcher.start();
         }
     }
@@ -134,7 +118,7 @@ public final class Loader implements AutoCloseable {
      */
     public static Loader open(Dataset dataset, LoaderOptions options) {
         Loader loader = new Loader(dataset, options);
-        LoaderEvents.opened(loader);
+        LoaderEvents.opened(loader.snapshots);
         return loader;
     }
 
@@ -178,22 +162,24 @@ public final class Loader implements AutoCloseable {
         }
     }
 
-    /**
-     * Even when {@link #currentEpoch()} and {@link #batchInEpoch()} are a consistent pair: read it, the two, and it
-     * again; equal and even means they belong together (an epoch start changes both; only it writes this).
-     */
-    long positionVersion() {
-        return positionVersion;
-    }
-
     /** For metrics: the epoch last started, -1 before any. */
     int currentEpoch() {
-        return currentEpoch;
+        return control.currentEpoch();
     }
 
     /** For metrics: batches of that epoch handed out so far (counting those before a resume). */
     long batchInEpoch() {
-        return currentEpoch < 0 ? 0 : batches - epochBatchBase;
+        return control.batchInEpoch();
+    }
+
+    /** For metrics: the figures at this instant, or null once closed. */
+    LoaderSnapshot snapshot() {
+        try {
+            return new LoaderSnapshot(name, stats(), ringOccupied(), control.currentEpoch(), control.batchInEpoch(),
+                ring.slots(), options.workers());
+        } catch (IllegalStateException closed) {
+            return null;
+        }
     }
 
     /** The data-wait guard fed by every {@code next()}. */
@@ -260,8 +246,14 @@ public final class Loader implements AutoCloseable {
      * (bound to plan buffer 0 here, before any worker reads it). Only a plain start of the next epoch right
      * after the current one's last batch continues the run; any other resets it.
      */
-    private synchronized Epoch start(int epoch, long startBatch, ElasticSplit elastic) {
-        if (closed) {
+    private Epoch start(int epoch, long startBatch, ElasticSplit elastic) {
+        synchronized (control) {
+            return startLocked(epoch, startBatch, elastic);
+        }
+    }
+
+    private Epoch startLocked(int epoch, long startBatch, ElasticSplit elastic) {
+        if (control.closed()) {
             throw new IllegalStateException(name + " is closed");
         }
         if (dataset.isClosed()) {
@@ -280,13 +272,13 @@ public final class Loader implements AutoCloseable {
                 throw new IllegalStateException(held + " batches of the previous epoch are still held: "
                     + "close them before starting epoch " + epoch);
             }
-            Epoch previous = epochs[(int) (starts & 1)];
+            Epoch previous = epochs[(int) (control.starts() & 1)];
             int segment;
             if (elastic == null && continues(previous, epoch, startBatch)) {
                 segment = previous.segment() + 1; // its first batches are probably filled already
                 run.adopt(segment);
             } else {
-                stopRun(); // discards what the workers filled ahead
+                control.stopRun(); // discards what the workers filled ahead
                 if (elastic == null) {
                     plan.prepare(0, epoch);
                 } else {
@@ -294,19 +286,14 @@ public final class Loader implements AutoCloseable {
                 }
                 ring.reset();
                 startWorkers();
-                run.reset(epoch, startBatch, elastic);
-                running = true;
-                runStartedNanos = run.startedNanos();
+                control.startRun(epoch, startBatch, elastic);
                 segment = 0;
             }
-            positionVersion++; // odd: the pair below is changing (the prefetcher reads it as one)
-            currentEpoch = epoch;
-            epochBatchBase = batches - run.firstBatch(segment);
-            positionVersion++;
-            wakeWorkers();
-            long start = starts + 1;
+            control.epochStarted(epoch, run.firstBatch(segment));
+            control.wakeWorkers();
+            long start = control.starts() + 1;
             Epoch next = epochs[(int) (start & 1)].open(start, segment);
-            starts = start;
+            control.started(start);
             return next;
         } finally {
             ring.exit();
@@ -318,87 +305,26 @@ public final class Loader implements AutoCloseable {
      * current epoch handed out its last batch, and this is the next epoch from its first batch.
      */
     private boolean continues(Epoch current, int epoch, long startBatch) {
-        return running && starts > 0 && !run.stopping() && !run.failed() && startBatch == 0
+        return control.running() && control.starts() > 0 && !run.stopping() && !run.failed() && startBatch == 0
             && current.finished() && current.epoch() < Integer.MAX_VALUE && epoch == current.epoch() + 1
             && run.hasSegment(current.segment() + 1);
     }
 
     /** Starts the worker threads at the first epoch; they live until {@link #close()}. */
     private void startWorkers() {
-        if (threads != null) {
+        if (control.workersStarted()) {
             return;
         }
-        LoaderWorker[] made = new LoaderWorker[processors.length];
         Thread[] started = new Thread[processors.length];
         for (int w = 0; w < processors.length; w++) {
-            made[w] = new LoaderWorker(w, this, plan, ring, processors[w], views[w], run);
-            started[w] = new Thread(made[w], name + "-worker-" + w);
+            LoaderWorker worker = new LoaderWorker(w, dataset, options, plan, ring, processors[w], views[w], run, control);
+            started[w] = new Thread(worker, name + "-worker-" + w);
             started[w].setDaemon(true);
         }
-        workers = made;
-        threads = started;
+        control.workersStarted(started);
         for (Thread thread : started) {
             thread.start();
         }
-    }
-
-    /** Unparks every worker: the run changed (a start, a stop, a failure, close). */
-    void wakeWorkers() {
-        Thread[] all = threads;
-        if (all != null) {
-            for (Thread thread : all) {
-                LockSupport.unpark(thread);
-            }
-        }
-    }
-
-    /** The consumer waits for a batch from now on ({@code null}: no longer): {@link #batchFilled} unparks it. */
-    void consumerWaits(Thread consumer) {
-        waitingConsumer = consumer;
-    }
-
-    /**
-     * A worker completed a batch: unparks the consumer if it waits. Its backoff alone would find the batch at
-     * its next poll, up to 0.2 ms later and, on a busy machine, a time slice or more; with epochs shorter than
-     * the ring (small datasets) that latency, not the workers, set the pace. Volatile write of the waiter, then
-     * read of the fill count, against the worker's fenced count then read of the waiter: one sees the other.
-     */
-    void batchFilled() {
-        Thread consumer = waitingConsumer;
-        if (consumer != null) {
-            LockSupport.unpark(consumer);
-        }
-    }
-
-    /** Whether {@code epoch} is the loader's current epoch (the latest handed out). */
-    boolean isCurrent(Epoch epoch) {
-        return epoch.start() == starts;
-    }
-
-    /** {@code epoch} was closed: one closed before its end stops the workers if it is still the current one. */
-    synchronized void epochClosed(Epoch epoch) {
-        if (isCurrent(epoch) && !epoch.finished()) {
-            stopRun();
-        }
-    }
-
-    /** Stops the current run and waits until every worker has left it (each finishes the sample in hand). */
-    private void stopRun() {
-        if (!running) {
-            return;
-        }
-        run.stop();
-        wakeWorkers();
-        long generation = run.generation();
-        for (int w = 0; w < workers.length; w++) {
-            stopIdle.reset();
-            while (!workers[w].hasLeft(generation) && threads[w].isAlive()) {
-                stopIdle.idle();
-            }
-        }
-        runStartedNanos = 0;
-        finishedRunNanos += System.nanoTime() - run.startedNanos();
-        running = false;
     }
 
     /** Samples the workers have written so far (tests: whether they filled ahead). */
@@ -413,15 +339,6 @@ public final class Loader implements AutoCloseable {
         }
     }
 
-    void delivered(int samples, int replacedRecords) {
-        images += samples;
-        batches++;
-        skipped += replacedRecords;
-        if (prefetcher != null) {
-            prefetcher.wake();
-        }
-    }
-
     /**
      * Throughput and wait figures since the loader was opened.
      *
@@ -432,17 +349,17 @@ public final class Loader implements AutoCloseable {
             throw new IllegalStateException(name + " is closed: its statistics went with it");
         }
         try {
-            long startedNanos = runStartedNanos;
-            long nanos = finishedRunNanos + (startedNanos != 0 ? System.nanoTime() - startedNanos : 0);
+            long nanos = control.runNanos();
+            long images = control.images();
             double seconds = nanos / 1e9;
             long imageBytes = (long) options.crop() * options.crop() * 3;
             double perSecond = seconds > 0 ? 1 / seconds : 0;
             double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET)
                 / ((double) nanos * options.workers()) : 0;
-            return new LoaderStats(images, batches, seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
+            return new LoaderStats(images, control.batches(), seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
                 ring.workerCounterSum(BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET) / 1e6 * perSecond,
                 dataWait.dataWaitPercent(), Math.min(100, busy),
-                skipped,
+                control.skipped(),
                 ring.workerCounterSum(BatchRingDescriptor.WORKER_HEAP_BYTES_OFFSET));
         } finally {
             ring.exit();
@@ -455,55 +372,24 @@ public final class Loader implements AutoCloseable {
      * from any thread.
      */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        LoaderEvents.closed(this);
-        if (prefetcher != null) {
-            prefetcher.stopPlanning(); // no new fetch; those in flight finish for the workers waiting on them
-        }
-        stopRun();
-        terminating = true;
-        joinWorkers();
-        if (prefetcher != null) {
-            prefetcher.stop();
-        }
-        try {
-            CloseHelper.closeAll(processors);
-        } finally {
-            CloseHelper.close(ring);
-        }
-    }
-
-    boolean closed() {
-        return closed;
-    }
-
-    /** Whether the workers should end their threads (set by close once no run is left). */
-    boolean terminating() {
-        return terminating;
-    }
-
-    private void joinWorkers() {
-        Thread[] all = threads;
-        if (all == null) {
-            return;
-        }
-        wakeWorkers();
-        boolean interrupted = false;
-        for (Thread thread : all) {
-            while (thread.isAlive()) {
-                try {
-                    thread.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+    public void close() {
+        synchronized (control) {
+            if (!control.close()) {
+                return;
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            LoaderEvents.closed(snapshots);
+            if (prefetcher != null) {
+                prefetcher.stopPlanning(); // no new fetch; those in flight finish for the workers waiting on them
+            }
+            control.terminate(); // stops the run and joins the workers
+            if (prefetcher != null) {
+                prefetcher.stop();
+            }
+            try {
+                CloseHelper.closeAll(processors);
+            } finally {
+                CloseHelper.close(ring);
+            }
         }
     }
 }

@@ -2,17 +2,19 @@ package io.pinshard.reader.loader;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;
 
 /**
  * Publishes every open loader's figures as {@link LoaderStatsEvent}s: one JFR periodic hook for the JVM, run by
- * JFR's own thread only while a recording enables the event, over the loaders opened and not yet closed. The hook
+ * JFR's own thread only while a recording enables the event, over the loaders opened and not yet closed, each
+ * registered as the supplier of its {@link LoaderSnapshot} (null once closed). The hook
  * is added when JFR initialises (at once when it already has): adding it earlier would start JFR's metadata
  * machinery in every JVM that opens a loader (about a second here).
  */
 final class LoaderEvents {
-    private static final Set<Loader> OPEN = ConcurrentHashMap.newKeySet();
+    private static final Set<Supplier<LoaderSnapshot>> OPEN = ConcurrentHashMap.newKeySet();
 
     static {
         FlightRecorder.addListener(new FlightRecorderListener() {
@@ -26,23 +28,24 @@ final class LoaderEvents {
     private LoaderEvents() {
     }
 
-    static void opened(Loader loader) {
-        OPEN.add(loader);
+    /** A loader opened: {@code snapshots} gives its figures until {@link #closed} with the same object. */
+    static void opened(Supplier<LoaderSnapshot> snapshots) {
+        OPEN.add(snapshots);
     }
 
-    static void closed(Loader loader) {
-        OPEN.remove(loader);
+    static void closed(Supplier<LoaderSnapshot> snapshots) {
+        OPEN.remove(snapshots);
     }
 
     private static void emit() {
-        for (Loader loader : OPEN) {
-            LoaderSnapshot snapshot = LoaderSnapshot.of(loader);
+        for (Supplier<LoaderSnapshot> loader : OPEN) {
+            LoaderSnapshot snapshot = loader.get();
             if (snapshot == null) {
                 continue; // closed between the look-up and the read
             }
             LoaderStatsEvent event = new LoaderStatsEvent();
             LoaderStats stats = snapshot.stats();
-            event.loader = loader.name();
+            event.loader = snapshot.loader();
             event.epoch = snapshot.epoch();
             event.batchInEpoch = snapshot.batchInEpoch();
             event.images = stats.images();
@@ -53,8 +56,8 @@ final class LoaderEvents {
             event.dataWait = stats.dataWaitPercent() / 100;
             event.workerBusy = stats.workerBusyPercent() / 100;
             event.ringOccupied = snapshot.ringOccupied();
-            event.ringSlots = loader.slots();
-            event.workers = loader.options().workers();
+            event.ringSlots = snapshot.ringSlots();
+            event.workers = snapshot.workers();
             event.skippedRecords = stats.skippedRecords();
             event.commit();
         }

@@ -93,7 +93,7 @@ public final class LoaderMeterBinder implements MeterBinder {
 
     /** NaN once the loader is closed (its counters lived in its memory); a function counter then keeps its last value. */
     private static double read(Loader loader, ToDoubleFunction<LoaderSnapshot> value) {
-        LoaderSnapshot snapshot = LoaderSnapshot.of(loader);
+        LoaderSnapshot snapshot = loader.snapshot();
         return snapshot == null ? Double.NaN : value.applyAsDouble(snapshot);
     }
 }

@@ -1,15 +1,9 @@
 package io.pinshard.reader.loader;
 
 /**
- * A loader's figures at one instant, for metrics: {@link LoaderStats} plus the ring occupancy and the position.
- * Read from any thread; a closed loader gives null.
+ * A loader's figures at one instant, for metrics: {@link LoaderStats} plus the ring occupancy, the position and the
+ * loader's shape (name, slots, workers). Made by the loader from any thread; a closed loader makes none.
  */
-record LoaderSnapshot(LoaderStats stats, int ringOccupied, int epoch, long batchInEpoch) {
-    static LoaderSnapshot of(Loader loader) {
-        try {
-            return new LoaderSnapshot(loader.stats(), loader.ringOccupied(), loader.currentEpoch(), loader.batchInEpoch());
-        } catch (IllegalStateException closed) {
-            return null;
-        }
-    }
+record LoaderSnapshot(String loader, LoaderStats stats, int ringOccupied, int epoch, long batchInEpoch, int ringSlots,
+                      int workers) {
 }

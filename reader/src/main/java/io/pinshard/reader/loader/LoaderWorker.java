@@ -36,30 +36,25 @@ final class LoaderWorker implements Runnable {
     private final SampleProcessor processor;
     private final RecordView view;
     private final LoaderRun run;
-    private final Loader loader;
+    private final LoaderControl control;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
     private long lastRecord = -1;
     private long heapMark;
     private int rests;
-    /** The last generation this worker has left (0: none yet): the loader waits for it before a reset. */
-    private volatile long leftGeneration;
+    /** The last generation this worker has left (0: none yet), published to {@link LoaderControl#workerLeft}. */
+    private long leftGeneration;
 
-    LoaderWorker(int index, Loader loader, EpochPlan plan, BatchRing ring, SampleProcessor processor,
-                 RecordView view, LoaderRun run) {
+    LoaderWorker(int index, Dataset dataset, LoaderOptions options, EpochPlan plan, BatchRing ring,
+                 SampleProcessor processor, RecordView view, LoaderRun run, LoaderControl control) {
         this.index = index;
-        this.loader = loader;
-        this.dataset = loader.dataset();
-        this.options = loader.options();
+        this.control = control;
+        this.dataset = dataset;
+        this.options = options;
         this.plan = plan;
         this.ring = ring;
         this.processor = processor;
         this.view = view;
         this.run = run;
-    }
-
-    /** Whether this worker is outside generation {@code generation}: it touches neither the ring nor the plan. */
-    boolean hasLeft(long generation) {
-        return leftGeneration >= generation;
     }
 
     @Override
@@ -68,7 +63,7 @@ final class LoaderWorker implements Runnable {
         try {
             for (long generation = awaitRun(); generation > 0; generation = awaitRun()) {
                 work();
-                leftGeneration = generation;
+                left(generation);
             }
         } finally {
             countHeap();
@@ -84,7 +79,7 @@ final class LoaderWorker implements Runnable {
         rests = 0;
         idle.reset();
         while (true) {
-            if (loader.terminating() || dataset.isClosed()) {
+            if (control.terminating() || dataset.isClosed()) {
                 return 0;
             }
             long generation = run.generation();
@@ -94,10 +89,16 @@ final class LoaderWorker implements Runnable {
                 }
                 // Started and stopped while this worker rested: nothing to leave but the mark. No later
                 // generation can start before this mark, so the stop seen is this generation's.
-                leftGeneration = generation;
+                left(generation);
             }
             rest();
         }
+    }
+
+    /** This worker is outside generation {@code generation}: it touches neither the ring nor the plan. */
+    private void left(long generation) {
+        leftGeneration = generation;
+        control.workerLeft(index, generation);
     }
 
     /** Spins and yields briefly, then parks until the loader unparks this thread (an epoch start, a stop, close). */
@@ -142,7 +143,7 @@ final class LoaderWorker implements Runnable {
                 ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_SAMPLES_OFFSET, 1);
                 countHeap();
                 if (ring.sampleWritten(slot) == samples) {
-                    loader.batchFilled(); // wakes a consumer parked on it now rather than at its next poll
+                    control.batchFilled(); // wakes a consumer parked on it now rather than at its next poll
                 }
             }
         } catch (InternalError fault) { // a guarded access that faulted, reported late: the slot memory's, or a shard's
@@ -165,7 +166,7 @@ final class LoaderWorker implements Runnable {
         rests = 0;
         idle.reset();
         while (!run.permits(segment)) { // the consumer is still two epochs behind: rest until it moves on
-            if (run.abandons(segment) || loader.terminating()) {
+            if (run.abandons(segment) || control.terminating()) {
                 return false;
             }
             rest();

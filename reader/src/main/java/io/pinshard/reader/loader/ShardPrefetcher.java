@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
 final class ShardPrefetcher implements Runnable {
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-    private final Loader loader;
+    private final LoaderControl control;
     private final Dataset dataset;
     private final EpochPlan plan;
     private final long limit;
@@ -68,8 +68,8 @@ final class ShardPrefetcher implements Runnable {
     private final Thread thread;
     private volatile boolean stopped;
 
-    ShardPrefetcher(Loader loader, Dataset dataset, LoaderOptions options, long[] firstRecord) {
-        this.loader = loader;
+    ShardPrefetcher(LoaderControl control, Dataset dataset, LoaderOptions options, long[] firstRecord) {
+        this.control = control;
         this.dataset = dataset;
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
         this.limit = dataset.cacheLimitBytes();
@@ -80,12 +80,12 @@ final class ShardPrefetcher implements Runnable {
         this.nextUse = new long[dataset.shardCount()];
         this.state = new AtomicIntegerArray(dataset.shardCount());
         this.order = new int[dataset.shardCount()];
-        this.thread = new Thread(this, loader.name() + "-prefetch");
+        this.thread = new Thread(this, control.name() + "-prefetch");
         this.thread.setDaemon(true);
         this.concurrency = dataset.fetchConcurrency();
         AtomicInteger number = new AtomicInteger();
         ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(concurrency, task -> {
-            Thread fetcher = new Thread(task, loader.name() + "-fetch-" + number.getAndIncrement());
+            Thread fetcher = new Thread(task, control.name() + "-fetch-" + number.getAndIncrement());
             fetcher.setDaemon(true);
             return fetcher;
         });
@@ -124,8 +124,13 @@ final class ShardPrefetcher implements Runnable {
         thread.start();
     }
 
-    /** The consumer moved on: look again now rather than at the next poll. */
-    void wake() {
+    /** The planning thread: unparked when the consumer moved on, to look again now rather than at the next poll. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** A fetch ended: look again now rather than at the next poll. */
+    private void wake() {
         LockSupport.unpark(thread);
     }
 
@@ -137,17 +142,7 @@ final class ShardPrefetcher implements Runnable {
     void stopPlanning() {
         stopped = true;
         LockSupport.unpark(thread);
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        LoaderControl.joinAll(thread);
     }
 
     /** Stops planning and the fetchers (interrupting downloads still in progress) and waits for them. */
@@ -171,10 +166,10 @@ final class ShardPrefetcher implements Runnable {
     public void run() {
         int lastEpoch = -1;
         while (!stopped && !dataset.isClosed()) {
-            long version = loader.positionVersion();
-            int epoch = loader.currentEpoch();
-            long batch = loader.batchInEpoch();
-            if ((version & 1) != 0 || version != loader.positionVersion()) {
+            long version = control.positionVersion();
+            int epoch = control.currentEpoch();
+            long batch = control.batchInEpoch();
+            if ((version & 1) != 0 || version != control.positionVersion()) {
                 Thread.onSpinWait(); // an epoch is starting: the pair was torn
                 continue;
             }

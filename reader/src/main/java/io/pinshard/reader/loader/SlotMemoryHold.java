@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is idempotent and allowed from any thread.
  */
 public final class SlotMemoryHold implements AutoCloseable {
-    private final BatchRing ring;
+    private final RingSlots ring;
     private final int slot;
     private final AtomicBoolean open = new AtomicBoolean(true);
 
-    SlotMemoryHold(BatchRing ring, int slot) {
+    SlotMemoryHold(RingSlots ring, int slot) {
         this.ring = ring;
         this.slot = slot;
     }
