@@ -161,13 +161,17 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     private void create(long length) {
         long fileLength = fileLength(slots, length);
         tempPath = path.resolveSibling(path.getFileName() + TEMP_INFIX + ProcessHandle.current().pid());
+        // Before the file exists, and before the zero fill (seconds for a large ring): a kill at any moment from here
+        // on leaves no file behind (a reaper started after the create left PATH.tmp-PID in 1 of 12 kills on CI).
+        reaper = RingReaper.start(tempPath, path);
         try {
             // Owner-only: the ring holds training data, and only this user's client should attach (docs/RING.md).
             channel = FileChannel.open(tempPath, java.util.Set.of(StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.READ, StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rw-------")));
-            // At once, before the zero fill (seconds for a large ring): a kill from here on leaves no file behind.
-            reaper = RingReaper.start(tempPath, path);
+            if (reaper != null) {
+                reaper.watch(tempPath);
+            }
             // Write every page now: a full tmpfs fails here with an IOException, not later with SIGBUS in a worker.
             ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
             for (long at = 0; at < fileLength; at += zeros.capacity()) {

@@ -1,6 +1,7 @@
 package io.pinshard.serve;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -25,7 +26,10 @@ final class RingReaper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RingReaper.class);
     private static final String SCRIPT = String.join("\n",
         "trap '' INT TERM HUP",
-        "file=$1; shift",
+        "temp=$1",
+        // The file's identity comes down the pipe once the file exists; an end of file before it means this JVM died
+        // between creating the temporary name (its pid is in it: no one else's) and saying what it is.
+        "if ! read -r file; then rm -f -- \"$temp\"; exit 0; fi",
         "while read -r _; do :; done", // returns at end of file: this JVM's end
         "for name in \"$@\"; do",
         "  [ \"$(stat -c %d:%i -- \"$name\" 2>/dev/null)\" = \"$file\" ] && rm -f -- \"$name\"",
@@ -33,18 +37,20 @@ final class RingReaper implements AutoCloseable {
         "exit 0");
 
     private final Process process;
+    private boolean watching;
 
     private RingReaper(Process process) {
         this.process = process;
     }
 
-    /** Starts the reaper of the file {@code names} name (the first of them must exist); null when it cannot start. */
+    /**
+     * Starts the reaper of {@code names} before the file exists (the first name is the temporary one, whose name holds
+     * this JVM's pid), so that no moment is left in which a kill leaves the file behind; {@link #watch(Path)} tells
+     * it which file they name once it is created. Null when it cannot start.
+     */
     static RingReaper start(Path... names) {
         try {
-            long device = (Long) Files.getAttribute(names[0], "unix:dev", LinkOption.NOFOLLOW_LINKS);
-            long inode = (Long) Files.getAttribute(names[0], "unix:ino", LinkOption.NOFOLLOW_LINKS);
-            List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", SCRIPT, "pinshard-ring-reaper",
-                Long.toUnsignedString(device) + ":" + Long.toUnsignedString(inode)));
+            List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", SCRIPT, "pinshard-ring-reaper"));
             for (Path name : names) {
                 command.add(name.toAbsolutePath().toString());
             }
@@ -58,6 +64,24 @@ final class RingReaper implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells the reaper the device and inode of {@code file}, now created: from here on it removes a name only while
+     * that name is still this file (a new server's file at the same path is never touched).
+     */
+    void watch(Path file) throws IOException {
+        long device = (Long) Files.getAttribute(file, "unix:dev", LinkOption.NOFOLLOW_LINKS);
+        long inode = (Long) Files.getAttribute(file, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+        String line = Long.toUnsignedString(device) + ":" + Long.toUnsignedString(inode) + "\n";
+        watching = true;
+        try {
+            process.getOutputStream().write(line.getBytes(StandardCharsets.US_ASCII));
+            process.getOutputStream().flush();
+        } catch (IOException e) {
+            LOG.warn("the reaper of ring {} is gone ({}): if this server is killed, its ring stays until the next "
+                + "pinshard start removes it", file, e.toString());
+        }
+    }
+
     /** The reaper's pid (tests). */
     long pid() {
         return process.pid();
@@ -67,6 +91,11 @@ final class RingReaper implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (!watching) {
+                // Closed by a live JVM before any file was watched (the create failed): an identity that matches
+                // nothing, so the end of file below removes no name.
+                process.getOutputStream().write("none\n".getBytes(StandardCharsets.US_ASCII));
+            }
             process.getOutputStream().close();
         } catch (IOException ignored) {
             // the reaper is gone already: nothing was left for it to do
