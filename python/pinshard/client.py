@@ -36,6 +36,16 @@ def _describe(info):
     return "%s owned by uid %d with mode 0%o" % (kind, info.st_uid, stat.S_IMODE(info.st_mode))
 
 
+def _is_private_directory(info):
+    """Whether lstat's `info` is a directory of this user with mode 0700: no one else can create names in it."""
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700
+
+
+def is_own_regular_file(info):
+    """Whether lstat's or fstat's `info` is a regular file of this user (what a ring of ours must at least be)."""
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
+
+
 def ring_directory(environ=None):
     """This user's ring directory (docs/RING.md, §9): $XDG_RUNTIME_DIR/pinshard when XDG_RUNTIME_DIR is a directory
     of this user with mode 0700, else /dev/shm/pinshard-UID. Not created: see `ensure_ring_directory`. The Java side
@@ -45,7 +55,7 @@ def ring_directory(environ=None):
     if runtime and runtime.startswith("/"):
         try:
             info = os.lstat(runtime)
-            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700:
+            if _is_private_directory(info):
                 return os.path.join(runtime, "pinshard")
         except OSError:
             pass
@@ -65,7 +75,7 @@ def ensure_ring_directory(directory=None):
         info = os.lstat(directory)
     except OSError as e:
         raise RingError("ring directory %s cannot be checked: %s" % (directory, e))
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) != 0o700:
+    if not _is_private_directory(info):
         raise RingError("ring directory %s is %s, not a directory of uid %d with mode 0700: another user may have "
                         "made it; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a directory of yours with "
                         "mode 0700)" % (directory, _describe(info), os.geteuid()))

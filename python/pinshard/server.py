@@ -12,7 +12,7 @@ import time
 
 from . import _java
 from . import _layout as L
-from .client import Ring, RingError, _process_alive, resolve_ring, ring_directory
+from .client import Ring, RingError, _process_alive, is_own_regular_file, resolve_ring, ring_directory
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
                  "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",
@@ -76,7 +76,7 @@ def clean_stale_rings(directory=None):
         path = os.path.join(directory, name)
         try:
             info = os.lstat(path)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            if not is_own_regular_file(info):
                 continue
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
             try:
@@ -188,7 +188,7 @@ class Server:
             self._end_process(timeout)
             try:
                 info = os.lstat(self.ring_path)  # the server unlinks it on a clean exit, its reaper after a kill
-                if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+                if is_own_regular_file(info):
                     os.unlink(self.ring_path)
             except FileNotFoundError:
                 pass

@@ -44,8 +44,7 @@ public final class RingDirectory {
         if (runtime != null && !runtime.isEmpty() && runtime.startsWith("/")) {
             Path runtimeDir = Path.of(runtime);
             Attributes attributes = Attributes.read(runtimeDir);
-            if (attributes != null && attributes.isDirectory() && attributes.uid() == uid
-                && attributes.permissions() == DIRECTORY_MODE) {
+            if (attributes != null && attributes.isPrivateDirectoryOf(uid)) {
                 return runtimeDir.resolve("pinshard");
             }
         }
@@ -75,8 +74,7 @@ public final class RingDirectory {
         }
         Attributes attributes = Attributes.read(directory);
         long uid = ownUid();
-        if (attributes == null || !attributes.isDirectory() || attributes.uid() != uid
-            || attributes.permissions() != DIRECTORY_MODE) {
+        if (attributes == null || !attributes.isPrivateDirectoryOf(uid)) {
             throw new IllegalStateException("ring directory " + directory + " is "
                 + (attributes == null ? "gone" : attributes.describe()) + ", not a directory of uid " + uid
                 + " with mode 0700: another user may have made it; refusing to put rings there (remove it, or set "
@@ -150,6 +148,16 @@ public final class RingDirectory {
 
         boolean isRegularFile() {
             return (mode & TYPE_MASK) == TYPE_REGULAR;
+        }
+
+        /** A directory of uid {@code owner} with mode 0700: no one else can create names in it. */
+        boolean isPrivateDirectoryOf(long owner) {
+            return isDirectory() && uid == owner && permissions() == DIRECTORY_MODE;
+        }
+
+        /** A regular file of uid {@code owner}. */
+        boolean isRegularFileOf(long owner) {
+            return isRegularFile() && uid == owner;
         }
 
         int permissions() {

@@ -7,7 +7,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Removes the rings of servers that are provably gone from a directory (by default {@code /dev/shm}): every
@@ -71,9 +70,8 @@ public final class StaleRings {
     }
 
     /** Whether {@code path} itself (not a link's target) is a regular file owned by uid {@code uid}. */
-    static boolean isOwnRegularFile(Path path, long uid) throws IOException {
-        Map<String, Object> attributes = Files.readAttributes(path, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
-        int mode = (Integer) attributes.get("mode");
-        return (mode & 0170000) == 0100000 && ((Integer) attributes.get("uid")) == uid;
+    static boolean isOwnRegularFile(Path path, long uid) {
+        RingDirectory.Attributes attributes = RingDirectory.Attributes.read(path);
+        return attributes != null && attributes.isRegularFileOf(uid);
     }
 }
