@@ -13,6 +13,8 @@ or, a level lower, the ring itself (uint8 [N, H, W, 3] views of its slots):
             for images, labels in ring.epoch(epoch):
                 train_step(images.to("cuda", non_blocking=True), labels.long())
 
+`pinshard.write(DIR, samples)` writes (image, label) pairs from memory into a dataset through `pinshard convert`.
+
 Standard library, numpy and torch only; the names below load on first use, so `pinshard` (the console script)
 starts without importing torch. Protocol: docs/RING.md in the repository.
 """
@@ -23,7 +25,8 @@ _EXPORTS = {"Batch": "client", "Batches": "client", "Epoch": "client", "Ring": "
             "ServerGone": "client", "SUPPORTED_VERSIONS": "client",
             "ensure_ring_directory": "client", "ring_directory": "client", "Server": "server",
             "clean_stale_rings": "server", "serve": "server", "server_command": "server",
-            "JavaNotFound": "_java", "find_java": "_java"}
+            "JavaNotFound": "_java", "find_java": "_java",
+            "pinshard_command": "server", "write": "writer", "WriteError": "writer", "WriteResult": "writer"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

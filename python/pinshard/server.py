@@ -20,19 +20,25 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
                  "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction"}
 
 
-def server_command():
-    """How to run pinshard: $PINSHARD_COMMAND (a JSON list or a shell line), else the wheel's jar on the JVM
-    `_java.find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else `pinshard` on
-    the PATH."""
+def pinshard_command(*args):
+    """How to run `pinshard ARGS`: $PINSHARD_COMMAND (a JSON list or a shell line) + ARGS, else the wheel's jar on
+    the JVM `_java.find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else
+    `pinshard` on the PATH."""
     configured = os.environ.get("PINSHARD_COMMAND")
     if configured:
-        return json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+        base = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+        return base + list(args)
     if os.path.isfile(_java.PACKAGED_JAR):
-        return _java.java_command(["serve"])[:-1]  # the caller appends "serve" and its arguments
+        return _java.java_command(list(args))  # the JVM's flags depend on the subcommand, args[0]
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pinshard")
     if os.path.isfile(script):
-        return [os.path.normpath(script)]
-    return ["pinshard"]
+        return [os.path.normpath(script)] + list(args)
+    return ["pinshard"] + list(args)
+
+
+def server_command():
+    """The command before `serve` and its arguments (see `pinshard_command`)."""
+    return pinshard_command("serve")[:-1]
 
 
 def _start_millis(pid):

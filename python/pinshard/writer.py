@@ -1,0 +1,206 @@
+"""Writing a pinshard dataset from Python samples: `write(dataset_dir, samples)` for data that is not image files
+on disk (arrays in memory, bytes from a database, a generator).
+
+    import pinshard
+    pinshard.write("data/train", ((image, label) for image, label in my_source), shorter_side=320)
+
+Each sample is `(image, label)`: `image` a numpy uint8 array (H x W gray, H x W x 1 or H x W x 3 RGB), the bytes of
+an encoded image (JPEG, PNG, WebP, BMP, TIFF, PPM/PGM) or a path to an image file; `label` an int, a class name
+(str) or None (unlabelled). The samples stream, one at a time, into WebDataset tars in a temporary folder beside the
+dataset (arrays as lossless PNG), then `pinshard convert` turns them into shards with everything the converter
+does: the same resize, codec, checks, rejections with reasons, progress and summary. The temporary folder is
+removed afterwards, whatever happens; it needs as much disk as the encoded samples.
+"""
+
+import io
+import os
+import shutil
+import struct
+import subprocess
+import tarfile
+import sys
+import tempfile
+import threading
+import zlib
+from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from .server import pinshard_command
+
+# Tars the samples are spread over: convert lists a folder of tars in name order, and a bounded part keeps any
+# one file far from a filesystem's limits.
+_PART_BYTES = 1 << 30
+# File signatures of the encodings convert reads (ImageExtensions.IMAGE), to give each tar member its extension.
+_SIGNATURES = ((b"\xff\xd8\xff", "jpg"), (b"\x89PNG\r\n\x1a\n", "png"), (b"BM", "bmp"), (b"II*\x00", "tif"),
+               (b"MM\x00*", "tif"), (b"P6", "ppm"), (b"P5", "pgm"))
+
+
+class WriteError(RuntimeError):
+    """A sample that cannot be written (named by its index), or a conversion that failed (with convert's words)."""
+
+
+class WriteResult(NamedTuple):
+    """What `write` did: the samples handed to convert, and the summary lines convert printed."""
+    dataset: str
+    samples: int
+    summary: List[str]
+
+
+def _png(pixels: Any) -> bytes:
+    """A lossless PNG of a uint8 array (gray or RGB), with the standard library's zlib only."""
+    import numpy as np
+    a = np.ascontiguousarray(pixels)
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    if a.dtype != np.uint8 or a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] != 3) or 0 in a.shape:
+        raise ValueError("an image array must be uint8 H x W, H x W x 1 or H x W x 3 (RGB), not %s %s"
+                         % (a.dtype, tuple(a.shape)))
+    height, width = a.shape[:2]
+    colour = 2 if a.ndim == 3 else 0
+    rows = np.empty((height, 1 + a.strides[0]), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "none" on every row
+    rows[:, 1:] = a.reshape(height, -1)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+            + chunk(b"IEND", b""))
+
+
+def _encoded(image: Any) -> Tuple[bytes, str]:
+    """The sample's image as (bytes, extension): encoded bytes as they are, a path's file, an array as PNG."""
+    if isinstance(image, (str, os.PathLike)):
+        with open(image, "rb") as f:
+            image = f.read()
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        data = bytes(image)
+        if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            return data, "webp"
+        for signature, extension in _SIGNATURES:
+            if data.startswith(signature):
+                return data, extension
+        raise ValueError("the image bytes are no JPEG, PNG, WebP, BMP, TIFF, PPM or PGM (they begin %r)" % data[:8])
+    if hasattr(image, "__array__"):
+        return _png(image), "png"
+    raise ValueError("an image must be a numpy array, encoded image bytes or a path, not %s" % type(image).__name__)
+
+
+def _label_text(label: Any) -> Optional[str]:
+    if label is None:
+        return None
+    if isinstance(label, bool) or not isinstance(label, (int, str)) and not hasattr(label, "__index__"):
+        raise ValueError("a label must be an int, a class name (str) or None, not %s" % type(label).__name__)
+    text = str(label if isinstance(label, str) else int(label.__index__())).strip()
+    if not text or "\n" in text:
+        raise ValueError("a label must be a non-empty single line, not %r" % label)
+    return text
+
+
+def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = 0  # the same samples make the same tars
+    archive.addfile(info, io.BytesIO(data))
+
+
+def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]]) -> Tuple[int, bool]:
+    """Streams the samples into folder/part-NNNNNN.tar; returns (samples, whether any had a label)."""
+    count, labelled, unlabelled, part, archive = 0, 0, 0, 0, None
+    try:
+        for sample in samples:
+            try:
+                image, label = sample
+                data, extension = _encoded(image)
+                text = _label_text(label)
+            except (TypeError, ValueError, OSError) as e:
+                raise WriteError("pinshard.write: sample %d: %s" % (count, e)) from None
+            if archive is None or archive.fileobj.tell() >= _PART_BYTES:
+                if archive is not None:
+                    archive.close()
+                archive = tarfile.open(os.path.join(folder, "part-%06d.tar" % part), "w", format=tarfile.GNU_FORMAT)
+                part += 1
+            key = "%010d" % count
+            _add(archive, key + "." + extension, data)
+            if text is None:
+                unlabelled += 1
+            else:
+                labelled += 1
+                _add(archive, key + ".cls", text.encode("utf-8"))
+            if labelled and unlabelled:
+                raise WriteError("pinshard.write: sample %d: some samples have a label and some do not; give every "
+                                 "sample a label, or None to all" % count)
+            count += 1
+    finally:
+        if archive is not None:
+            archive.close()
+    if count == 0:
+        raise WriteError("pinshard.write: no samples were given")
+    return count, labelled > 0
+
+
+class _StderrTail(threading.Thread):
+    """Copies convert's stderr (its progress and messages) to this process's stderr as it comes, keeping the last
+    lines for the error a failed conversion raises."""
+
+    def __init__(self, stream):
+        super().__init__(daemon=True)
+        self._stream = stream
+        self._kept = b""
+        self.start()
+
+    def run(self) -> None:
+        for chunk in iter(lambda: self._stream.read1(65536), b""):
+            sys.stderr.buffer.write(chunk) if hasattr(sys.stderr, "buffer") else sys.stderr.write(
+                chunk.decode("utf-8", "replace"))
+            sys.stderr.flush()
+            self._kept = (self._kept + chunk)[-8192:]
+
+    def tail(self) -> str:
+        lines = self._kept.decode("utf-8", "replace").replace("\r", "\n").splitlines()
+        return "\n".join(line for line in lines[-10:] if line.strip())
+
+
+def _option_arguments(options: dict) -> List[str]:
+    """convert's options from keyword arguments: shorter_side=256 is --shorter-side 256, upscale=True --upscale."""
+    arguments = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            arguments.append(flag)
+        elif value is not False and value is not None:
+            arguments += [flag, str(value)]
+    return arguments
+
+
+def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], *, progress: Optional[str] = None,
+          command: Optional[Sequence[str]] = None, **options: Any) -> WriteResult:
+    """Writes `samples` ((image, label) pairs, see the module's text) as the pinshard dataset `dataset` (a new or
+    empty directory, or s3://BUCKET/PREFIX). Keyword options are convert's (`shorter_side=320`, `codec="jpeg"`,
+    `shard_size="64MiB"`, `workers=4`, `strict=True`, ...: `pinshard convert --help`); `progress` is convert's
+    --progress (bar, log or none; default: convert's choice), shown on this process's stderr. Raises WriteError
+    naming the sample when one cannot be encoded, or with convert's message when the conversion fails."""
+    dataset = os.fspath(dataset)
+    remote = dataset.startswith("s3://")
+    parent = None if remote else os.path.dirname(os.path.abspath(dataset))
+    if parent is not None:
+        os.makedirs(parent, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix=".pinshard-write-", dir=parent)
+    try:
+        count, labelled = _write_tars(folder, samples)
+        arguments = [folder, "-o", dataset, "--input-kind", "webdataset", "--labels", "auto" if labelled else "none"]
+        if progress is not None:
+            arguments += ["--progress", progress]
+        base = list(command) if command is not None else pinshard_command("convert")[:-1]
+        with subprocess.Popen(base + ["convert"] + arguments + _option_arguments(options),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+            errors = _StderrTail(process.stderr)
+            out = process.stdout.read().decode("utf-8", "replace")
+            code = process.wait()
+            errors.join()
+        if code != 0:
+            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s"
+                             % (code, dataset, (errors.tail() or out).strip()))
+        return WriteResult(dataset, count, out.splitlines())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,132 @@
+"""pinshard.write against a real `pinshard convert`: arrays, encoded bytes and paths in, a dataset out whose raw
+pixels and labels are read back with the format's own Python reader (format-spec/tools/read_shard.py); bad samples
+and failed conversions raise WriteError with the reason.
+
+Run by the cli's PythonClientTest (which sets PINSHARD_COMMAND); by hand:
+  PINSHARD_COMMAND='["./pinshard"]' /usr/bin/python3 -m unittest python/tests/test_writer.py
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "format-spec", "tools"))
+
+import numpy as np  # noqa: E402
+
+import pinshard  # noqa: E402
+from pinshard.writer import _png  # noqa: E402
+from read_shard import read_manifest, read_path  # noqa: E402
+
+needs_pinshard = unittest.skipUnless(os.environ.get("PINSHARD_COMMAND"),
+                                     "set PINSHARD_COMMAND (PythonClientTest does)")
+
+
+def records_of(dataset):
+    """(pixels HxWx3, label, class name) of every record, in dataset order, from the shards' bytes."""
+    manifest = read_manifest(dataset)
+    out = []
+    for file, record in read_path(dataset):
+        with open(file, "rb") as f:
+            f.seek(record["payloadOffset"])
+            payload = f.read(record["payloadLength"])
+        assert record["codec"] == "raw", record["codec"]
+        pixels = np.frombuffer(payload, np.uint8).reshape(record["height"], record["width"], record["channels"])
+        out.append((pixels, record["label"], manifest["classes"][record["label"]] if record["label"] >= 0 else None))
+    return out
+
+
+def rgb(seed, height, width):
+    return np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
+
+
+@needs_pinshard
+class Write(unittest.TestCase):
+    def setUp(self):
+        self.temp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.temp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.temp.name, name)
+
+    def test_arrays_round_trip_exactly_with_class_names(self):
+        images = [rgb(i, 20 + i, 30 - i) for i in range(7)]
+        names = ["cat", "dog", "cat", "emu", "dog", "cat", "emu"]
+        result = pinshard.write(self.path("data"), zip(images, names), codec="raw", progress="none",
+                                shard_size="4KiB")
+        self.assertEqual(7, result.samples)
+        self.assertTrue(any("written: 7" in line for line in result.summary), result.summary)
+        back = records_of(self.path("data"))
+        self.assertEqual(7, len(back))
+        for image, name, (pixels, _, class_name) in zip(images, names, back):
+            np.testing.assert_array_equal(image, pixels)
+            self.assertEqual(name, class_name)
+        self.assertGreater(len(read_manifest(self.path("data"))["shards"]), 1)
+        self.assertEqual(["data"], os.listdir(self.temp.name))  # the temporary tars are gone
+
+    def test_gray_arrays_bytes_and_paths_with_int_labels(self):
+        gray = np.random.default_rng(3).integers(0, 256, (12, 9), dtype=np.uint8)
+        colour = rgb(4, 10, 11)
+        with open(self.path("in.png"), "wb") as f:
+            f.write(_png(colour))
+        samples = [(gray, 2), (_png(colour), 0), (self.path("in.png"), 1), (gray[:, :, None], 2)]
+        pinshard.write(self.path("data"), samples, codec="raw", progress="none")
+        back = records_of(self.path("data"))
+        self.assertEqual([2, 0, 1, 2], [label for _, label, _ in back])
+        np.testing.assert_array_equal(np.repeat(gray[:, :, None], 3, axis=2), back[0][0])
+        np.testing.assert_array_equal(colour, back[1][0])
+        np.testing.assert_array_equal(colour, back[2][0])
+
+    def test_unlabelled_samples(self):
+        pinshard.write(self.path("data"), ((rgb(i, 8, 8), None) for i in range(3)), codec="raw", progress="none")
+        self.assertEqual([-1, -1, -1], [label for _, label, _ in records_of(self.path("data"))])
+
+    def test_a_bad_sample_is_named_and_nothing_is_left(self):
+        cases = [((rgb(0, 8, 8), 1), (np.zeros((4, 4, 2), np.uint8), 1), "sample 1: an image array must be"),
+                 ((rgb(0, 8, 8), 1), (b"not an image", 1), "sample 1: the image bytes are no JPEG"),
+                 ((rgb(0, 8, 8), 1), (rgb(1, 8, 8), None), "sample 1: some samples have a label"),
+                 ((rgb(0, 8, 8), 1.5), (rgb(1, 8, 8), 1), "sample 0: a label must be")]
+        for first, second, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(pinshard.WriteError) as raised:
+                    pinshard.write(self.path("data"), [first, second], progress="none")
+                self.assertIn(message, str(raised.exception))
+                self.assertEqual([], os.listdir(self.temp.name))
+
+    def test_a_failed_conversion_raises_with_converts_message(self):
+        os.makedirs(self.path("data"))
+        with open(self.path("data/unrelated.txt"), "w") as f:
+            f.write("not a dataset")
+        with self.assertRaises(pinshard.WriteError) as raised:
+            pinshard.write(self.path("data"), [(rgb(0, 8, 8), 0)], progress="none")
+        self.assertIn("pinshard convert failed", str(raised.exception))
+        self.assertIn("data", str(raised.exception))
+        self.assertEqual(["data"], os.listdir(self.temp.name))
+
+    def test_an_undecodable_image_is_rejected_with_a_reason_not_lost(self):
+        truncated = _png(rgb(5, 16, 16))[:40]
+        result = pinshard.write(self.path("data"), [(rgb(0, 8, 8), 0), (truncated, 1)], codec="raw",
+                                progress="none")
+        self.assertTrue(any("rejected: 1" in line for line in result.summary), result.summary)
+        self.assertEqual(1, len(records_of(self.path("data"))))
+
+
+class Png(unittest.TestCase):
+    def test_the_png_is_valid_and_lossless(self):
+        image = rgb(9, 5, 6)
+        data = _png(image)
+        self.assertEqual(b"\x89PNG\r\n\x1a\n", data[:8])
+        # IDAT holds the rows, each after its filter byte 0
+        start = data.index(b"IDAT") + 4
+        length = int.from_bytes(data[start - 8:start - 4], "big")
+        rows = np.frombuffer(zlib.decompress(data[start:start + length]), np.uint8).reshape(5, 1 + 18)
+        self.assertTrue((rows[:, 0] == 0).all())
+        np.testing.assert_array_equal(image.reshape(5, 18), rows[:, 1:])
+
+
+if __name__ == "__main__":
+    unittest.main()
