@@ -16,10 +16,10 @@ fail() { echo "gpu-check: $*" >&2; exit 2; }
 [[ -x "$bundle/runtime/bin/java" && -d "$bundle/lib" ]] \
   || fail "no bundle at $bundle: run cuda-bridge/prepare-gpu-bundle.sh on a build machine first and copy the repository folder with it"
 
-# The CUDA runtime (libcudart.so.13) and NVRTC (libnvrtc.so.13) come from the machine: a toolkit, the system
+# The CUDA runtime (libcudart.so.13), NVRTC (libnvrtc.so.13) and nvJPEG (libnvjpeg.so.13) come from the machine: a toolkit, the system
 # libraries, or the nvidia-* Python wheels PyTorch installs. Put the folders that hold them on the library path.
 add_lib_dir() { case ":${LD_LIBRARY_PATH:-}:" in *":$1:"*) ;; *) LD_LIBRARY_PATH="$1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;; esac; }
-for lib in libcudart.so.13 libnvrtc.so.13; do
+for lib in libcudart.so.13 libnvrtc.so.13 libnvjpeg.so.13; do
   found=""
   for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-13*/lib64 \
              /usr/local/cuda-13*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
@@ -61,7 +61,9 @@ echo "== 3/3 measurements"
 # drives the device pipeline with test batches. One failing does not hide the other.
 measure() {
   local rc=0
-  timeout 180 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck || rc=$?
+  local shards=()
+  if [[ -d "$bundle/jpeg-shards" ]]; then shards=(--jpeg-shards "$bundle/jpeg-shards"); fi
+  timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck "${shards[@]}" || rc=$?
   timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.DevicePipelineCheck || rc=$?
   return "$rc"
 }

@@ -9,7 +9,7 @@ root="$(dirname "$module")"
 bundle="$module/gpu-bundle"
 limit=$((64 * 1024 * 1024))
 jdk="${PINSHARD_BUNDLE_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}"
-keep_natives=(libjnicudart.so libjninvrtc.so)
+keep_natives=(libjnicudart.so libjninvrtc.so libjninvjpeg.so)
 
 [[ -d "$jdk/jmods" ]] || { echo "prepare-gpu-bundle: $jdk has no jmods folder; set PINSHARD_BUNDLE_JDK to a JDK 17+ with jmods" >&2; exit 1; }
 work="$(mktemp -d)"
@@ -27,6 +27,7 @@ rm -rf "$bundle"
 mkdir -p "$bundle/lib"
 cp "$module"/target/pinshard-cuda-bridge-*.jar "$bundle/lib/"
 cp "$root"/memory/target/pinshard-memory-*.jar "$bundle/lib/"
+cp "$root"/format-spec/target/pinshard-format-spec-*[0-9T].jar "$bundle/lib/"  # JpegFrame and the shard layout (nvJPEG part)
 (cd "$module/target/test-classes" && "$jdk/bin/jar" --create --file "$bundle/lib/pinshard-cuda-bridge-tests.jar" .)
 cp "$module"/target/gpu-bundle-console/junit-platform-console-standalone-*.jar "$bundle/lib/junit-console.jar"
 cp "$module"/target/gpu-bundle-console/slf4j-simple-*.jar "$bundle/lib/"
@@ -59,6 +60,17 @@ modules="$modules,jdk.unsupported,java.management,jdk.management,java.logging,jd
 echo "modules: $modules"
 "$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
   --output "$bundle/runtime"
+
+# Real photographs as jpeg shards (shorter side 320, as the README's convert makes them) for GpuCheck's nvJPEG part.
+photos="${PINSHARD_BUNDLE_PHOTOS:-$HOME/.cache/pinshard/photos}"
+if [[ ! -d "$photos" ]]; then "$root/scripts/fetch-photos.sh" >/dev/null || true; fi
+if [[ -d "$photos" ]]; then
+  echo "== jpeg shards of $photos"
+  "$root/pinshard" convert "$photos" -o "$bundle/jpeg-shards" --codec jpeg --shorter-side 320 --progress none --labels none \
+    | tail -n 3
+else
+  echo "prepare-gpu-bundle: no photos at $photos (scripts/fetch-photos.sh): GpuCheck's nvJPEG part will not run" >&2
+fi
 
 size=$(du -sb "$bundle" | cut -f1)
 echo "== bundle: $bundle, $((size / 1024)) KiB (limit $((limit / 1024)) KiB)"

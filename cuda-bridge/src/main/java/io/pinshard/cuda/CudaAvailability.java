@@ -112,6 +112,11 @@ public final class CudaAvailability {
             return "the CUDA runtime library " + missing + " was not found: install a CUDA 13 runtime (or add it to"
                 + " LD_LIBRARY_PATH, e.g. /usr/local/cuda/lib64), or add the org.bytedeco:cuda-redist artifact";
         }
+        if (missing.startsWith("libnvjpeg")) {
+            return "the nvJPEG library " + missing + " was not found: install CUDA 13's nvJPEG (the toolkit's"
+                + " lib64, the libnvjpeg-13 package, or the nvidia-nvjpeg wheel PyTorch installs) or add its folder to"
+                + " LD_LIBRARY_PATH";
+        }
         return "a native library the CUDA bindings need was not found: " + missing;
     }
 

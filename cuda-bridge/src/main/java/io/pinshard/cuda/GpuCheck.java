@@ -19,7 +19,8 @@ import org.bytedeco.cuda.global.cudart;
 /**
  * A tool for a GPU machine, run by {@code cuda-bridge/gpu-check.sh}: host-to-device bandwidth from pageable,
  * page-locked, registered and registered read-only mapped memory at batch sizes 64 and 256 (224x224x3 uint8), the
- * pinned peak, and GPU augmentation time per batch. {@code --probe} only reports whether CUDA is usable (exit 2 when
+ * pinned peak, GPU augmentation time per batch, and with {@code --jpeg-shards DIR} nvJPEG's batched decode of jpeg
+ * shards' payloads per backend (hardware JPEG engines, hybrid). {@code --probe} only reports whether CUDA is usable (exit 2 when
  * not). It measures the hardware and the kernel through this module's public API; the throughput of the device
  * pipeline fed by test batches is a harness and lives in test code ({@code DevicePipelineCheck}). Figures vary by
  * machine.
@@ -47,6 +48,10 @@ public final class GpuCheck {
                 properties.name().getString(), backend.computeCapability(), properties.totalGlobalMem() / (double) (1L << 30));
             boolean ok = section("H2D bandwidth", () -> bandwidth(backend));
             ok &= section("GPU augmentation", () -> augmentTime(backend));
+            Path jpegShards = jpegShards(args);
+            if (jpegShards != null) {
+                ok &= section("nvJPEG decode", () -> nvjpegRate(backend, jpegShards));
+            }
             System.out.println("\ndevice pipeline images/s: gpu-check.sh runs DevicePipelineCheck (test code) next."
                 + " Loader images/s with the cuda backend: not measured by this bundle (the loader resizes with OpenCV,"
                 + " which the 64 MiB bundle leaves out); on a GPU machine with a JDK run"
@@ -55,6 +60,92 @@ public final class GpuCheck {
                 System.exit(1);
             }
         }
+    }
+
+    /** {@code --jpeg-shards DIR}: a folder of jpeg-codec shards for the nvJPEG part (gpu-check.sh passes the bundle's). */
+    private static Path jpegShards(String[] args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--jpeg-shards")) {
+                return Path.of(args[i + 1]);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * nvJPEG batched decode of every JPEG payload of the shards, straight from their mappings, in batches of 256,
+     * per backend: images/s and MB/s of JPEG in, over at least two seconds after one warm-up pass.
+     */
+    private static void nvjpegRate(CudaBackend backend, Path folder) throws IOException {
+        NvJpegAvailability.Status status = NvJpegAvailability.status();
+        System.out.println("\n" + status.describe());
+        if (!status.available()) {
+            throw new IllegalStateException(status.describe());
+        }
+        int batchSize = 256;
+        try (JpegShardPayloads payloads = JpegShardPayloads.map(folder)) {
+            if (payloads.count() == 0) {
+                throw new IOException(folder + " holds no jpeg records (" + payloads.otherCodecs() + " of other codecs)");
+            }
+            System.out.printf(Locale.ROOT, "nvJPEG decode, batch %d, %d JPEGs of %s (%.1f KB each, up to %d x %d), "
+                    + "from the mapped shards%n", batchSize, payloads.count(), folder, payloads.bytes() / 1e3 / payloads.count(),
+                payloads.maxHeight(), payloads.maxWidth());
+            System.out.printf(Locale.ROOT, "  %-11s %12s %10s %14s%n", "backend", "images/s", "MB/s in", "ms per batch");
+            int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+            try (NvJpegBatch batch = new NvJpegBatch(HostMemoryAllocator.INSTANCE, batchSize, payloads.maxHeight(),
+                     payloads.maxWidth());
+                 DeviceBuffer output = backend.allocateDevice(batchSize * batch.outputStride())) {
+                for (NvJpegDecoder.Backend kind : new NvJpegDecoder.Backend[] {NvJpegDecoder.Backend.HARDWARE,
+                    NvJpegDecoder.Backend.DEFAULT, NvJpegDecoder.Backend.GPU_HYBRID}) {
+                    NvJpegDecoder decoder;
+                    try {
+                        decoder = NvJpegDecoder.open(kind, threads);
+                    } catch (CudaException e) {
+                        System.out.printf(Locale.ROOT, "  %-11s not available: %s%n", kind, e.getMessage());
+                        continue;
+                    }
+                    try (decoder) {
+                        long[] inBytes = new long[1];
+                        decodeAll(backend, decoder, batch, output, payloads, batchSize, inBytes); // warm-up
+                        inBytes[0] = 0;
+                        long images = 0;
+                        long start = System.nanoTime();
+                        while (System.nanoTime() - start < 2_000_000_000L) {
+                            images += decodeAll(backend, decoder, batch, output, payloads, batchSize, inBytes);
+                        }
+                        double seconds = (System.nanoTime() - start) / 1e9;
+                        System.out.printf(Locale.ROOT, "  %-11s %12.0f %10.1f %14.2f%n", kind, images / seconds,
+                            inBytes[0] / 1e6 / seconds, 1e3 * seconds / Math.ceil(images / (double) batchSize));
+                    } catch (CudaException e) {
+                        System.out.printf(Locale.ROOT, "  %-11s FAILED: %s%n", kind, e.getMessage());
+                    }
+                }
+            }
+            System.out.println("  CPU loader on the same shards: ./pinshard bench DIR --workers N on this machine (needs"
+                + " a JDK and OpenCV, which this bundle leaves out)");
+        }
+    }
+
+    /**
+     * Decodes full batches over the payloads, cycling through them (a few dozen photos still make batches of 256),
+     * at least {@code 4 x batchSize} images; returns the images decoded and, through {@code inBytes[0]}, the JPEG
+     * bytes read.
+     */
+    private static long decodeAll(CudaBackend backend, NvJpegDecoder decoder, NvJpegBatch batch, DeviceBuffer output,
+                                  JpegShardPayloads payloads, int batchSize, long[] inBytes) {
+        long images = Math.max(payloads.count(), 4L * batchSize);
+        long decoded = 0;
+        while (decoded < images) {
+            batch.reset(output.address(), output.length());
+            for (int k = 0; k < batchSize && decoded < images; k++, decoded++) {
+                int i = (int) (decoded % payloads.count());
+                batch.add(payloads.address(i), payloads.length(i), i, payloads.height(i), payloads.width(i));
+                inBytes[0] += payloads.length(i);
+            }
+            decoder.decode(batch, backend.computeStream());
+        }
+        backend.synchronize();
+        return decoded;
     }
 
     private interface Section {
