@@ -1,10 +1,8 @@
 /**
- * The training data loader: {@link io.pinshard.loader.Loader} (the façade that opens, wires and closes the
- * rest), its options, epochs, batches in the off-heap ring, checkpoint state and statistics, and behind them the
- * sampler, the persistent workers and their shared {@code LoaderControl}, streaming
- * prefetch, crop and resize kernels, and the JFR and Micrometer metrics. It may import the reader's datasets,
- * records and decoders, pinshard's format and memory modules, the jpeg binding, Agrona, OpenCV, Micrometer and the
- * JDK; nothing outside it imports its package-private classes, and no two of its files use each other
- * (PackageLoopsTest in jmh).
+ * The loader's API and façade: {@link io.pinshard.loader.Loader} (opens, wires and closes the rest), its
+ * {@link io.pinshard.loader.Epoch}s, statistics, JFR events and {@link io.pinshard.loader.RecordCropper}. It may
+ * import every package of the loader below it (options, ring, work, sample, augment), the reader, memory and the
+ * JDK; only metrics imports it, and no other module imports the loader's work, sample or augment packages
+ * (PackageCyclesTest in jmh).
  */
-package io.pinshard.reader.loader;
+package io.pinshard.loader;
