@@ -6,7 +6,7 @@
 2. train: two whole epochs of `pinshard serve`'s train batches (scale 0.6-1, ratio 3/4-4/3, flip 0.5, drop last):
    every epoch visits distinct records, in a new order; the first --batches batches of each are redone with
    torchvision's own functional resized_crop + hflip of the PNG (PIL bilinear), from the box and flip pinshard drew:
-   the box is recomputed here from the loader's seed stream (SplitMix64, as io.pinshard.reader.loader.CropBox
+   the box is recomputed here from the loader's seed stream (SplitMix64, as io.pinshard.loader.augment.CropBox
    does), so a pixel match also proves the box and flip;
 3. box statistics: the same draw (SplitMix64) against torchvision's RandomResizedCrop.get_params, 100,000 boxes
    each: mean and quantiles of the box's area fraction, aspect ratio, and position, and the flip rate.
@@ -50,7 +50,7 @@ def mix3(a, b, c):
 
 
 class SplitMix:
-    """io.pinshard.reader.loader.SplitMix."""
+    """io.pinshard.loader.sample.SplitMix."""
 
     def __init__(self, seed):
         self.state = seed & M64

@@ -17,11 +17,11 @@ cd "$root"
 if [[ ! -f "$data/.complete" ]]; then
   echo "preparing $data (shorter side 320, INTER_AREA, $copies copies of each photo, restart markers every $restart MCUs at most) ..." >&2
   rm -rf "$data"
-  # PreparePhotos (a reader test class) with the class path reader's build wrote (no Maven after `mvn verify`).
-  classpath="$("$root/scripts/module-classpath.sh" --tests reader)"
+  # PreparePhotos (a loader test class) with the class path loader's build wrote (no Maven after `mvn verify`).
+  classpath="$("$root/scripts/module-classpath.sh" --tests loader)"
   jvm_flags="$("$root/scripts/jvm-flags.sh" java)"  # fails the script when the pom lacks them
   read -r -a flags <<< "$jvm_flags"
-  java "${flags[@]}" -cp "$classpath" io.pinshard.reader.loader.PreparePhotos \
+  java "${flags[@]}" -cp "$classpath" io.pinshard.loader.PreparePhotos \
     "$photos" "$data" 320 "$copies" 90 "$restart" >&2
   touch "$data/.complete"
 fi

@@ -1,8 +1,8 @@
 package io.pinshard.cli;
 
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.LoaderOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.pinshard.cli;
 
 import io.pinshard.memory.HeapCounter;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderStats;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.LoaderStats;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 

@@ -1,13 +1,13 @@
 package io.pinshard.cli;
 
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Epoch;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.Epoch;
 import io.pinshard.memory.HeapCounter;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderOptions;
-import io.pinshard.reader.loader.LoaderStats;
-import io.pinshard.reader.loader.SampleOrder;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.LoaderStats;
+import io.pinshard.loader.options.SampleOrder;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -1,10 +1,10 @@
 package io.pinshard.cli;
 
 import io.pinshard.reader.CrcCheck;
-import io.pinshard.reader.loader.LoaderMode;
-import io.pinshard.reader.loader.LoaderOptions;
-import io.pinshard.reader.loader.Resampler;
-import io.pinshard.reader.loader.SampleOrder;
+import io.pinshard.loader.options.LoaderMode;
+import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.Resampler;
+import io.pinshard.loader.options.SampleOrder;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 

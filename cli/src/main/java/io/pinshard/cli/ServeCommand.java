@@ -2,7 +2,7 @@ package io.pinshard.cli;
 
 import io.pinshard.format.Json;
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.serve.RingDirectory;
 import io.pinshard.serve.RingServer;
 import java.io.PrintWriter;

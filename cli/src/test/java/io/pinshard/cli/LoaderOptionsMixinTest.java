@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.reader.CrcCheck;
-import io.pinshard.reader.loader.LoaderMode;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.options.LoaderMode;
+import io.pinshard.loader.options.LoaderOptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderBatchSource;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.Epoch;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.LoaderBatchSource;
+import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.nio.ByteBuffer;

@@ -22,7 +22,7 @@ import org.w3c.dom.NodeList;
 /**
  * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API), jpeg (the
  * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
- * on top of those; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
+ * on top of those; loader (the training data loader) on the reader; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
  * libtorch adapter) on the reader and cuda-bridge; spark (the Spark data source) on writer and reader, nothing on it; the tools, cli and jmh, on everything and nothing on them but acceptance (the user-path tests), above all. Read
  * from the poms themselves, so a new module or dependency has to take its place here.
  */
@@ -35,14 +35,15 @@ class ModuleArrowsTest {
         Map.entry("baseline", 1),
         Map.entry("writer", 2),
         Map.entry("reader", 2),
-        Map.entry("cuda-bridge", 3),
-        Map.entry("serve", 3),
-        Map.entry("s3", 3),
-        Map.entry("spark", 3),
-        Map.entry("torch", 4),
-        Map.entry("cli", 4),
-        Map.entry("jmh", 4),
-        Map.entry("acceptance", 5));
+        Map.entry("loader", 3),
+        Map.entry("cuda-bridge", 4),
+        Map.entry("serve", 4),
+        Map.entry("s3", 4),
+        Map.entry("spark", 4),
+        Map.entry("torch", 5),
+        Map.entry("cli", 6),
+        Map.entry("jmh", 6),
+        Map.entry("acceptance", 7));
 
     record Arrow(String from, String to, String scope) {
         @Override

@@ -4,12 +4,12 @@ import static io.pinshard.serve.RingDescriptor.*;
 
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.ReadGuard;
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderMode;
-import io.pinshard.reader.loader.LoaderOptions;
-import io.pinshard.reader.loader.LoaderState;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.Epoch;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.LoaderMode;
+import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.LoaderState;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

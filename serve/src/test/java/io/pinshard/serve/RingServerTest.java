@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.LoaderOptions;
-import io.pinshard.reader.loader.SampleOrder;
+import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.SampleOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

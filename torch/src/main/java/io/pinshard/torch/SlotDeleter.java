@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.loader.SlotMemoryHold;
+import io.pinshard.loader.ring.SlotMemoryHold;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.pytorch.PointerConsumer;

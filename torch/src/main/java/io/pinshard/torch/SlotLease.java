@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.loader.SlotMemoryHold;
+import io.pinshard.loader.ring.SlotMemoryHold;
 
 /**
  * What one libtorch storage over a ring slot holds until {@link SlotDeleter} runs for it: the slot's memory (so a

@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.loader.Batch;
+import io.pinshard.loader.ring.Batch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -1,7 +1,7 @@
 package io.pinshard.torch;
 
 import io.pinshard.reader.AddressPointer;
-import io.pinshard.reader.loader.Batch;
+import io.pinshard.loader.ring.Batch;
 import org.bytedeco.pytorch.Storage;
 import org.bytedeco.pytorch.StringOptional;
 import org.bytedeco.pytorch.Tensor;

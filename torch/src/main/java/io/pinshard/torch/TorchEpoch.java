@@ -1,7 +1,7 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.loader.Epoch;
-import io.pinshard.reader.loader.LoaderState;
+import io.pinshard.loader.Epoch;
+import io.pinshard.loader.options.LoaderState;
 import java.util.Iterator;
 
 /**

@@ -1,7 +1,7 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderState;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.LoaderState;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorOptions;

@@ -1,8 +1,8 @@
 package io.pinshard.torch;
 
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.PoisoningAllocator;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.PoisoningAllocator;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.bytedeco.pytorch.Tensor;

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.memory.HostMemoryAllocator;
-import io.pinshard.reader.loader.Batch;
-import io.pinshard.reader.loader.Loader;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.Loader;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerScope;

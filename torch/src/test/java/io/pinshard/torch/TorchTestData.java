@@ -1,7 +1,7 @@
 package io.pinshard.torch;
 
 import io.pinshard.format.Codec;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static io.pinshard.torch.TorchTestData.CROP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.reader.loader.Loader;
+import io.pinshard.loader.Loader;
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Conv2dImpl;

@@ -2,8 +2,8 @@ package io.pinshard.torch.examples;
 
 import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.loader.Loader;
-import io.pinshard.reader.loader.LoaderOptions;
+import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.torch.Libtorch;
 import io.pinshard.torch.TorchBatch;
 import io.pinshard.torch.TorchEpoch;

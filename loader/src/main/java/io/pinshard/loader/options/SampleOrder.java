@@ -1,0 +1,29 @@
+package io.pinshard.loader.options;
+
+/** The order in which an epoch visits the dataset's records. */
+public enum SampleOrder {
+    /** A full permutation of all records, different for every (seed, epoch). */
+    RANDOM,
+    /** Records in dataset order (shard by shard). */
+    SEQUENTIAL,
+    /**
+     * Shard-local windows of consecutive records visited in a random window order, records shuffled
+     * within each window: a dataset larger than RAM streams through the page cache, while each
+     * epoch still differs. Every record is visited exactly once per epoch; works with rank/world.
+     */
+    QUASI_RANDOM;
+
+    /** Parses {@code random}, {@code sequential}, {@code quasi-random} (case-insensitive). */
+    public static SampleOrder parse(String text) {
+        for (SampleOrder order : values()) {
+            if (order.label().equalsIgnoreCase(text) || order.name().equalsIgnoreCase(text)) {
+                return order;
+            }
+        }
+        throw new IllegalArgumentException("order must be random, sequential or quasi-random: " + text);
+    }
+
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * What a trainer hands the loader: {@link io.pinshard.loader.options.LoaderOptions} with its enums (mode, order,
+ * error policy, resampler) and the checkpoint {@link io.pinshard.loader.options.LoaderState}. The floor of the
+ * loader: it imports no other loader package, only the reader's CrcCheck, memory's allocators, SLF4J and the JDK.
+ */
+package io.pinshard.loader.options;

@@ -1,0 +1,356 @@
+package io.pinshard.loader.work;
+
+import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.sample.EpochPlan;
+import io.pinshard.reader.Dataset;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Keeps a streamed dataset's shards ({@link Dataset#isStreamed()}) mapped ahead of a loader's workers, within the
+ * source's cache limit. It replays this rank's epoch order on a plan of its own (the same function of seed, epoch
+ * and options as the workers' {@link io.pinshard.loader.sample.EpochPlan}) as a list of runs: consecutive samples from one shard, which in
+ * quasi-random order are whole shard-local windows. From the consumer's next batch on, through the next epoch (which
+ * the workers fill ahead), that gives each shard's next use: it fetches shards in that order while they fit. A shard
+ * with no use left in this epoch and the next goes at once; a shard the workers need now may take the room of the
+ * mapped shard used last (Belady), unless that one is used before it or by the batches the workers may be filling
+ * now (the ring's slots past the consumer: those stay, even past the limit). A fetch ahead never evicts.
+ *
+ * <p>Workers never wait on it for correctness: a worker that finds its shard not mapped maps it itself (see
+ * {@link Dataset#pin}), and eviction waits for reads inside the shard. A shard that cannot be fetched is left to
+ * the worker that needs it, which reports it under the loader's error policy. An epoch resumed on another world
+ * size follows another split than this plain plan: its shards are fetched on demand.
+ *
+ * <p>One planning thread, {@code <loader>-prefetch}, and {@link Dataset#fetchConcurrency()} fetch threads,
+ * {@code <loader>-fetch-N}, all from the loader's open to its close. The planner hands shards to the fetchers
+ * (several downloads in flight hide the store's latency and the cache's {@code fsync}: one at a time, a shard of
+ * a 62-record window had to arrive in the 22 ms its records take to decode); shards in flight count against the
+ * limit as if mapped and are never chosen to evict. It allocates only when it computes an epoch's runs (arrays
+ * made once, reused) and one task per shard fetched.
+ */
+public final class ShardPrefetcher implements Runnable {
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    private final LoaderControl control;
+    private final Dataset dataset;
+    private final EpochPlan plan;
+    private final long limit;
+    /** The limit holds the whole dataset: nothing is ever evicted, the cache stays warm for the next run. */
+    private final boolean keepAll;
+    private final int batchSize;
+    /** Batches the workers may be filling ahead of the consumer: their shards are kept even past the limit. */
+    private final int inFlight;
+    private final long batchesPerEpoch;
+    /** Runs of two epochs: [slot][run]; slot = epoch & 1. */
+    private final int[][] runShard = new int[2][];
+    private final long[][] runFirstBatch = new long[2][];
+    private final long[][] runLastBatch = new long[2][];
+    private final int[] runCount = new int[2];
+    private final int[] runsEpoch = {-1, -1};
+    /** Per shard: the batch it is next read at (see {@link #nextUses}). */
+    private final long[] nextUse;
+    /**
+     * Per shard, {@link #IDLE}, {@link #FETCHING} (a fetcher has it) or {@link #FAILED} (its fetch failed here:
+     * left to the workers, which report it under the error policy; not retried here before the next epoch).
+     */
+    private final AtomicIntegerArray state;
+    private static final int IDLE = 0;
+    private static final int FETCHING = 1;
+    private static final int FAILED = 2;
+    private final int concurrency;
+    private final ExecutorService fetchers;
+    private final int[] order;
+    private final Thread thread;
+    private volatile boolean stopped;
+
+    public ShardPrefetcher(LoaderControl control, Dataset dataset, LoaderOptions options, long[] firstRecord) {
+        this.control = control;
+        this.dataset = dataset;
+        this.plan = new EpochPlan(dataset.size(), firstRecord, options);
+        this.limit = dataset.cacheLimitBytes();
+        this.keepAll = limit >= dataset.manifest().bytes();
+        this.batchSize = options.batchSize();
+        this.inFlight = options.prefetch() + 1;
+        this.batchesPerEpoch = plan.batchesPerEpoch();
+        this.nextUse = new long[dataset.shardCount()];
+        this.state = new AtomicIntegerArray(dataset.shardCount());
+        this.order = new int[dataset.shardCount()];
+        this.thread = new Thread(this, control.name() + "-prefetch");
+        this.thread.setDaemon(true);
+        this.concurrency = dataset.fetchConcurrency();
+        AtomicInteger number = new AtomicInteger();
+        ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(concurrency, task -> {
+            Thread fetcher = new Thread(task, control.name() + "-fetch-" + number.getAndIncrement());
+            fetcher.setDaemon(true);
+            return fetcher;
+        });
+        pool.prestartAllCoreThreads(); // started once here, not on the first fetch of some epoch
+        this.fetchers = pool;
+    }
+
+    /**
+     * Refuses what cannot stream within the limit: random order over a dataset larger than it (every shard is
+     * wanted all the time), or a limit below two of its largest shards (two windows: the one read and the next).
+     */
+    public static void check(Dataset dataset, LoaderOptions options) {
+        long limit = dataset.cacheLimitBytes();
+        long total = dataset.manifest().bytes();
+        if (limit >= total) {
+            return;
+        }
+        if (options.order() == SampleOrder.RANDOM) {
+            throw new IllegalArgumentException("random order over " + dataset.location() + " (" + total
+                + " bytes) needs every shard all the time, but the cache limit is " + limit + " bytes: use "
+                + "quasi-random order (reads shard-local windows, fetched ahead in the order they are needed) or "
+                + "a cache limit of at least the dataset's size");
+        }
+        long largest = 0;
+        for (int s = 0; s < dataset.shardCount(); s++) {
+            largest = Math.max(largest, dataset.shardBytes(s));
+        }
+        if (limit < 2 * largest) {
+            throw new IllegalArgumentException("the cache limit of " + limit + " bytes for " + dataset.location()
+                + " holds less than two of its largest shards (" + largest + " bytes each): raise it to at least "
+                + 2 * largest);
+        }
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** The planning thread: unparked when the consumer moved on, to look again now rather than at the next poll. */
+    public Thread thread() {
+        return thread;
+    }
+
+    /** A fetch ended: look again now rather than at the next poll. */
+    private void wake() {
+        LockSupport.unpark(thread);
+    }
+
+    /**
+     * Stops planning: no fetch starts after this returns, while those in flight go on (a worker waiting for one of
+     * them gets its shard instead of fetching it again itself). {@link io.pinshard.loader.Loader#close} calls it before it stops the
+     * workers, and {@link #stop} after.
+     */
+    public void stopPlanning() {
+        stopped = true;
+        LockSupport.unpark(thread);
+        LoaderControl.joinAll(thread);
+    }
+
+    /** Stops planning and the fetchers (interrupting downloads still in progress) and waits for them. */
+    public void stop() {
+        stopPlanning();
+        fetchers.shutdownNow();
+        boolean interrupted = false;
+        while (!fetchers.isTerminated()) {
+            try {
+                fetchers.awaitTermination(1, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void run() {
+        int lastEpoch = -1;
+        while (!stopped && !dataset.isClosed()) {
+            long version = control.positionVersion();
+            int epoch = control.currentEpoch();
+            long batch = control.batchInEpoch();
+            if ((version & 1) != 0 || version != control.positionVersion()) {
+                Thread.onSpinWait(); // an epoch is starting: the pair was torn
+                continue;
+            }
+            if (epoch != lastEpoch) {
+                for (int s = 0; s < state.length(); s++) {
+                    state.compareAndSet(s, FAILED, IDLE); // a new epoch tries the shards that failed here again
+                }
+                lastEpoch = epoch;
+            }
+            if (epoch >= 0) {
+                step(epoch, batch);
+            }
+            LockSupport.parkNanos(this, IDLE_PARK_NANOS); // until the consumer moves on or a fetch ends
+        }
+    }
+
+    /**
+     * One look from batch {@code batch} of {@code epoch}: each shard's next use, then evictions, then fetches handed
+     * to the fetchers, in order of next use, while fewer than {@link #concurrency} are in flight and they fit. While
+     * a shard the workers need now is missing, only such shards are fetched: four downloads sharing the store and
+     * the cores would make the first of them arrive last.
+     *
+     * <p>Eviction follows the known future: a mapped shard with no use left in this epoch and the next goes at once.
+     * A fetch ahead only fills room that is free; a shard the workers need now may take the room of the mapped
+     * shard used last (Belady), as long as it is used after that one and not by the batches the workers may be
+     * filling now, else it goes past the limit. So each shard is fetched once per epoch, and a shard under the
+     * workers' hands is never taken from them.
+     */
+    private void step(int epoch, long batch) {
+        int count = nextUses(epoch, batch);
+        long busyUntil = batch + inFlight;
+        long heldBytes = 0; // mapped, or being fetched
+        int fetching = 0;
+        for (int s = 0; s < nextUse.length && !stopped; s++) {
+            if (state.get(s) == FETCHING) {
+                heldBytes += dataset.shardBytes(s);
+                fetching++;
+            } else if (dataset.isLoaded(s)) {
+                if (nextUse[s] == Long.MAX_VALUE && !keepAll) {
+                    dataset.evict(s); // done for this epoch and the next
+                } else {
+                    heldBytes += dataset.shardBytes(s);
+                }
+            }
+        }
+        boolean workersWait = false; // a shard under the workers' batches is not mapped yet
+        for (int i = 0; i < count && fetching < concurrency && !stopped; i++) {
+            int shard = order[i];
+            boolean busy = nextUse[shard] <= busyUntil;
+            if (!busy && workersWait) {
+                break; // the workers wait for a shard: it has the store and the cores to itself (an epoch's start)
+            }
+            if (dataset.isLoaded(shard)) {
+                continue;
+            }
+            if (state.get(shard) != IDLE) {
+                workersWait |= busy && state.get(shard) == FETCHING; // a failed one is the workers' to report
+                continue;
+            }
+            workersWait |= busy;
+            long size = dataset.shardBytes(shard);
+            while (heldBytes + size > limit) {
+                if (!busy) {
+                    // A fetch ahead never evicts a shard that is still to be read: with several fetches in flight,
+                    // making room that way sent shards fetched for the next epoch (or for later in this one) out
+                    // and back in again. It waits for the consumer to finish a shard instead.
+                    return;
+                }
+                int victim = lastUsedMapped(nextUse[shard], busyUntil);
+                if (victim < 0) {
+                    break; // the workers need it now: past the limit rather than stalled
+                }
+                dataset.evict(victim);
+                heldBytes -= dataset.shardBytes(victim);
+            }
+            state.set(shard, FETCHING);
+            heldBytes += size;
+            fetching++;
+            try {
+                fetchers.execute(() -> fetch(shard));
+            } catch (RejectedExecutionException stopping) {
+                state.set(shard, IDLE); // stop() shut the fetchers down after this look began
+                return;
+            }
+        }
+    }
+
+    /** On a fetcher: maps {@code shard} (the source downloads and verifies it first), then wakes the planner. */
+    private void fetch(int shard) {
+        int outcome = IDLE;
+        try {
+            if (!stopped) {
+                dataset.load(shard);
+            }
+        } catch (RuntimeException e) {
+            if (!stopped && !dataset.isClosed()) {
+                outcome = FAILED; // the worker that needs it fetches it again and reports it
+            }
+        } finally {
+            state.set(shard, outcome);
+            wake();
+        }
+    }
+
+    /** The mapped shard used last, if after {@code after} and not before {@code busyUntil}; -1 when there is none. */
+    private int lastUsedMapped(long after, long busyUntil) {
+        int victim = -1;
+        for (int s = 0; s < nextUse.length; s++) {
+            if (dataset.isLoaded(s) && state.get(s) != FETCHING && nextUse[s] > after && nextUse[s] > busyUntil
+                && (victim < 0 || nextUse[s] > nextUse[victim])) {
+                victim = s;
+            }
+        }
+        return victim;
+    }
+
+    /**
+     * Fills {@link #nextUse} (the first batch, counted from {@code batch}'s epoch, at which each shard is read again;
+     * {@link Long#MAX_VALUE} for none in this epoch and the next) and {@link #order} (shards by next use); returns
+     * how many shards {@link #order} holds.
+     */
+    private int nextUses(int epoch, long batch) {
+        Arrays.fill(nextUse, Long.MAX_VALUE);
+        int count = 0;
+        for (int e = epoch; e <= epoch + 1 && e >= 0; e++) {
+            int slot = runsOf(e);
+            long from = e == epoch ? batch : 0;
+            long base = e == epoch ? 0 : batchesPerEpoch;
+            for (int r = 0; r < runCount[slot]; r++) {
+                if (runLastBatch[slot][r] < from) {
+                    continue;
+                }
+                int shard = runShard[slot][r];
+                if (nextUse[shard] != Long.MAX_VALUE) {
+                    continue;
+                }
+                nextUse[shard] = base + Math.max(from, runFirstBatch[slot][r]);
+                order[count++] = shard;
+            }
+        }
+        return count;
+    }
+
+    /** The runs of {@code epoch} on this rank's plain split, computed once per epoch; its slot. */
+    private int runsOf(int epoch) {
+        int slot = epoch & 1;
+        if (runsEpoch[slot] == epoch) {
+            return slot;
+        }
+        plan.prepare(slot, epoch);
+        long samples = plan.samplesPerRank();
+        if (runShard[slot] == null) {
+            runShard[slot] = new int[16];
+            runFirstBatch[slot] = new long[16];
+            runLastBatch[slot] = new long[16];
+        }
+        int count = 0;
+        int previous = -1;
+        for (long p = 0; p < samples; p++) {
+            int record = plan.recordAt(slot, p);
+            int shard = record < 0 ? -1 : dataset.shardOf(record);
+            if (shard < 0) {
+                continue;
+            }
+            if (shard != previous || count == 0) {
+                if (count == runShard[slot].length) {
+                    runShard[slot] = Arrays.copyOf(runShard[slot], 2 * count);
+                    runFirstBatch[slot] = Arrays.copyOf(runFirstBatch[slot], 2 * count);
+                    runLastBatch[slot] = Arrays.copyOf(runLastBatch[slot], 2 * count);
+                }
+                runFirstBatch[slot][count] = p / batchSize;
+                runShard[slot][count++] = shard;
+                previous = shard;
+            }
+            runLastBatch[slot][count - 1] = p / batchSize;
+        }
+        runCount[slot] = count;
+        runsEpoch[slot] = epoch;
+        return slot;
+    }
+}
