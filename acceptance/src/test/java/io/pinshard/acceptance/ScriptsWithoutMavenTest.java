@@ -74,7 +74,7 @@ class ScriptsWithoutMavenTest {
         "scripts/torch-classpath.sh,,torch/target/classes,pytorch-2.10.0-1.5.13-linux-x86_64.jar",
         "scripts/module-classpath.sh,spark,spark/target/classes,spark-sql_2.13-",
         "scripts/module-classpath.sh,--tests s3,s3/target/test-classes,s3proxy-",
-        "scripts/module-classpath.sh,--tests reader,reader/target/test-classes,pinshard-writer-",
+        "scripts/module-classpath.sh,--tests loader,loader/target/test-classes,pinshard-writer-",
         "scripts/module-classpath.sh,cuda-bridge,cuda-bridge/target/classes,cuda-13.1-9.19-1.5.13-linux-x86_64.jar"})
     void classpathHelpersPrintWhatTheBuildWroteWithoutMaven(String helper, String args, String classes, String jar)
         throws Exception {
