@@ -25,7 +25,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Everything is allocated in the constructor; a call allocates nothing. Only loaded when the
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
  */
-final class VectorCropResizer implements CropKernel {
+public final class VectorCropResizer implements CropKernel {
     private static final VectorSpecies<Byte> WINDOW = ByteVector.SPECIES_256;
     private static final VectorSpecies<Byte> HALF = ByteVector.SPECIES_128;
     private static final VectorSpecies<Short> LANES = ShortVector.SPECIES_256;
@@ -67,7 +67,7 @@ final class VectorCropResizer implements CropKernel {
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
 
-    VectorCropResizer(int crop) {
+    public VectorCropResizer(int crop) {
         this.crop = crop;
         this.values = crop * CHANNELS;
         int padded = (values + STEP - 1) / STEP * STEP;
@@ -92,7 +92,7 @@ final class VectorCropResizer implements CropKernel {
     }
 
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link io.pinshard.loader.options.Resampler}. */
-    static String unsupportedReason() {
+    public static String unsupportedReason() {
         int bits = ByteVector.SPECIES_PREFERRED.vectorBitSize();
         return bits >= WINDOW.vectorBitSize() ? null
             : "the CPU offers " + bits + "-bit vectors; the kernel needs 256 (AVX2)";
