@@ -51,7 +51,7 @@ class PackageCyclesTest {
     static List<String> cycles(Map<String, Set<String>> arrows) {
         List<String> found = new ArrayList<>();
         Map<String, Integer> state = new TreeMap<>();
-        for (String start : arrows.keySet()) {
+        for (String start : new java.util.TreeSet<>(arrows.keySet())) { // sorted: Map.of's order changes per JVM
             visit(start, arrows, state, new ArrayList<>(), found);
         }
         return found;
@@ -68,7 +68,7 @@ class PackageCyclesTest {
         }
         state.put(at, 1);
         path.add(at);
-        for (String to : arrows.getOrDefault(at, Set.of())) {
+        for (String to : new java.util.TreeSet<>(arrows.getOrDefault(at, Set.of()))) {
             visit(to, arrows, state, path, found);
         }
         path.remove(path.size() - 1);
