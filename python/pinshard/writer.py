@@ -13,6 +13,7 @@ removed afterwards, whatever happens; it needs as much disk as the encoded sampl
 """
 
 import io
+import operator
 import os
 import shutil
 import struct
@@ -89,9 +90,16 @@ def _encoded(image: Any) -> Tuple[bytes, str]:
 def _label_text(label: Any) -> Optional[str]:
     if label is None:
         return None
-    if isinstance(label, bool) or not isinstance(label, (int, str)) and not hasattr(label, "__index__"):
-        raise ValueError("a label must be an int, a class name (str) or None, not %s" % type(label).__name__)
-    text = str(label if isinstance(label, str) else int(label.__index__())).strip()
+    if isinstance(label, str):
+        text = label.strip()
+    else:
+        try:
+            if isinstance(label, bool):
+                raise TypeError
+            text = str(operator.index(label))  # int, numpy integers; not float or bool
+        except TypeError:
+            raise ValueError("a label must be an int, a class name (str) or None, not %s"
+                             % type(label).__name__) from None
     if not text or "\n" in text:
         raise ValueError("a label must be a non-empty single line, not %r" % label)
     return text
@@ -151,8 +159,10 @@ class _StderrTail(threading.Thread):
 
     def run(self) -> None:
         for chunk in iter(lambda: self._stream.read1(65536), b""):
-            sys.stderr.buffer.write(chunk) if hasattr(sys.stderr, "buffer") else sys.stderr.write(
-                chunk.decode("utf-8", "replace"))
+            if hasattr(sys.stderr, "buffer"):
+                sys.stderr.buffer.write(chunk)
+            else:  # a replaced sys.stderr (a notebook, a test runner) takes text
+                sys.stderr.write(chunk.decode("utf-8", "replace"))
             sys.stderr.flush()
             self._kept = (self._kept + chunk)[-8192:]
 

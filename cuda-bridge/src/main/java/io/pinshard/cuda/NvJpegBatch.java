@@ -97,9 +97,9 @@ public final class NvJpegBatch implements AutoCloseable {
             throw new IllegalArgumentException("record " + record + ": the payload is no JPEG stream with a frame"
                 + " header before its first scan (" + length + " bytes)");
         }
-        int height = (int) (frame >>> 32);
-        int width = (int) ((frame >>> 8) & 0xFF_FFFF);
-        int components = (int) (frame & 0xFF);
+        int height = JpegFrame.height(frame);
+        int width = JpegFrame.width(frame);
+        int components = JpegFrame.components(frame);
         if (components != 1 && components != OUTPUT_CHANNELS) {
             throw new IllegalArgumentException("record " + record + ": a JPEG of " + components
                 + " components; nvJPEG's RGB output takes gray or 3-component images");
