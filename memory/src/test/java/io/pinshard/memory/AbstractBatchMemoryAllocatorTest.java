@@ -27,6 +27,10 @@ import org.junit.jupiter.api.Test;
  * count ({@link BatchMemoryAllocator#liveRegions()}, {@link BatchMemoryAllocator#liveBytes()}) must be back where it
  * was: a region the test (or the allocator) forgot to release fails the test. Subclasses may add native checks of
  * their own (the host suite watches the JVM's direct buffer pool).
+ *
+ * <p>An allocator over a fixed arena (the serve ring's {@code RingFile}: a file of a few slots of one size) states its
+ * bounds through {@link #maxAlignment()}, {@link #maxLiveRegions()} and {@link #maxRegionLength()}; the tests stay
+ * inside them and check that a request past them is refused without allocating.
  */
 public abstract class AbstractBatchMemoryAllocatorTest {
     private static final int[] ALIGNMENTS = {1, 2, 8, 64, 4096, 8192, 65536};
@@ -40,6 +44,29 @@ public abstract class AbstractBatchMemoryAllocatorTest {
 
     /** Whether this allocator's memory is page-locked. */
     protected abstract boolean pageLocked();
+
+    /** The largest alignment the allocator grants; larger ones must be refused (IllegalArgumentException). */
+    protected int maxAlignment() {
+        return Integer.MAX_VALUE;
+    }
+
+    /** How many regions may be live at once; one more must be refused (IllegalStateException). */
+    protected int maxLiveRegions() {
+        return Integer.MAX_VALUE;
+    }
+
+    /** The longest region the allocator grants; a longer one must be refused (IllegalArgumentException). */
+    protected long maxRegionLength() {
+        return Long.MAX_VALUE;
+    }
+
+    private int[] alignments() {
+        return Arrays.stream(ALIGNMENTS).filter(a -> a <= maxAlignment()).toArray();
+    }
+
+    private int regionsAtOnce(int wanted) {
+        return (int) Math.min(wanted, maxLiveRegions() - regionsBefore);
+    }
 
     /** Whether this allocator promises zero-filled memory (the host allocator does). */
     protected boolean promisesZeroedMemory() {
@@ -64,7 +91,7 @@ public abstract class AbstractBatchMemoryAllocatorTest {
 
     @Test
     void regionHoldsTheRequestedLengthAtTheRequestedAlignment() {
-        for (int alignment : ALIGNMENTS) {
+        for (int alignment : alignments()) {
             for (long length : new long[] {1, 100, 4096, 10_000}) {
                 try (NativeRegion region = allocator.allocate(length, alignment)) {
                     assertNotEquals(0, region.address());
@@ -159,7 +186,7 @@ public abstract class AbstractBatchMemoryAllocatorTest {
     @Test
     void racingClosesReleaseEachRegionOnce() throws Exception {
         int threads = 4;
-        int regions = 200;
+        int regions = regionsAtOnce(200);
         NativeRegion[] open = new NativeRegion[regions];
         for (int i = 0; i < regions; i++) {
             open[i] = allocator.allocate(64 + i, 64);
@@ -190,12 +217,13 @@ public abstract class AbstractBatchMemoryAllocatorTest {
     @Test
     void manyRegionsAreDistinctAndKeepTheirOwnBytes() {
         SplittableRandom random = new SplittableRandom(7);
-        int count = 256;
+        int count = regionsAtOnce(256);
+        int[] alignments = alignments();
         NativeRegion[] regions = new NativeRegion[count];
         long total = 0;
         try {
             for (int i = 0; i < count; i++) {
-                int alignment = ALIGNMENTS[random.nextInt(ALIGNMENTS.length)];
+                int alignment = alignments[random.nextInt(alignments.length)];
                 regions[i] = allocator.allocate(1 + random.nextInt(5000), alignment);
                 total += regions[i].length();
                 new UnsafeBuffer(regions[i].address(), (int) regions[i].length()).setMemory(0,
@@ -247,6 +275,39 @@ public abstract class AbstractBatchMemoryAllocatorTest {
             }
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void requestsPastTheAllocatorsBoundsAreRefusedAndAllocateNothing() {
+        if (maxAlignment() < Integer.MAX_VALUE / 2) {
+            int tooAligned = maxAlignment() * 2;
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> allocator.allocate(100, tooAligned));
+            assertTrue(e.getMessage().contains(Integer.toString(tooAligned)), e.getMessage());
+        }
+        if (maxRegionLength() < Long.MAX_VALUE) {
+            NativeRegion first = allocator.allocate(maxRegionLength(), 64); // a fixed arena sizes itself now
+            first.close();
+            long tooLong = maxRegionLength() + 1;
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> allocator.allocate(tooLong, 64));
+            assertTrue(e.getMessage().contains(Long.toString(tooLong)), e.getMessage());
+        }
+        assertEquals(regionsBefore, allocator.liveRegions());
+        if (maxLiveRegions() < 100_000) {
+            List<NativeRegion> all = new ArrayList<>();
+            try {
+                while (allocator.liveRegions() < maxLiveRegions()) {
+                    all.add(allocator.allocate(64, 64));
+                }
+                assertThrows(IllegalStateException.class, () -> allocator.allocate(64, 64));
+                assertEquals(maxLiveRegions(), allocator.liveRegions(), "the refused request allocated nothing");
+                all.remove(0).close();
+                all.add(allocator.allocate(64, 64)); // a freed region can be had again
+            } finally {
+                all.forEach(NativeRegion::close);
+            }
         }
     }
 

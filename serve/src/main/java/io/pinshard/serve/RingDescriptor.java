@@ -4,7 +4,7 @@ import static org.agrona.BitUtil.CACHE_LINE_LENGTH;
 
 import java.nio.charset.StandardCharsets;
 import org.agrona.BitUtil;
-import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Byte layout of the shared ring file that {@code pinshard serve} writes and a client in another process (the
@@ -42,7 +42,13 @@ import org.agrona.DirectBuffer;
  *  +64 PUBLISHED i64 (release)
  *  +72 RECLAIMED i64
  * </pre>
- * Fields written by different processes never share a cache line: the server block, the message, the client
+ * The flyweights {@link RingHeader}, {@link RingServerBlock}, {@link RingClientBlock} and {@link RingSlotHeader}
+ * read and write these fields, with the {@code *Release} stores and {@code *Volatile} loads the ordering contract
+ * asks for; {@code python/pinshard/_layout.py} is generated from this class's constants (RingLayoutPython, checked by
+ * RingLayoutPythonTest). Multi-byte fields are in the host's order, which must be little-endian:
+ * {@link RingFile} refuses to create a ring on any other.
+ *
+ * <p>Fields written by different processes never share a cache line: the server block, the message, the client
  * block and each slot header are 128-byte blocks (two lines, for adjacent-line prefetch), and a slot's RELEASED
  * sits on the second line of its header.
  */
@@ -190,104 +196,89 @@ public final class RingDescriptor {
         }
     }
 
-    /** Whether {@code buffer} (at least 8 bytes) starts with {@link #MAGIC}. */
-    public static boolean hasMagic(DirectBuffer buffer) {
-        if (buffer.capacity() < MAGIC.length) {
-            return false;
-        }
-        for (int i = 0; i < MAGIC.length; i++) {
-            if (buffer.getByte(MAGIC_OFFSET + i) != MAGIC[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /**
      * Checks a mapped ring's header against the file it came from: magic, version, and a geometry whose every
      * slot lies inside the file. {@code what} names the file in the message.
      *
      * @throws RingFormatException naming the file and the first field that is wrong
      */
-    public static void checkHeader(DirectBuffer buffer, long actualLength, String what) {
-        if (actualLength < HEADER_END || !hasMagic(buffer)) {
+    public static void checkHeader(AtomicBuffer buffer, long actualLength, String what) {
+        RingHeader header = new RingHeader().wrap(buffer, 0);
+        if (actualLength < HEADER_END || !header.hasMagic()) {
             throw new RingFormatException(what + " is not a pinshard ring (no \"PINSRING\" magic)");
         }
-        int version = buffer.getInt(VERSION_OFFSET);
+        int version = header.version();
         if (version != VERSION) {
             throw new RingFormatException(what + " is a version " + version + " ring; this pinshard reads version "
                 + VERSION + (version > VERSION ? ": upgrade pinshard" : ": restart the server with this pinshard"));
         }
-        long fileLength = buffer.getLong(FILE_LENGTH_OFFSET);
-        int slots = buffer.getInt(SLOT_COUNT_OFFSET);
+        long fileLength = header.fileLength();
+        int slots = header.slotCount();
         if (fileLength != actualLength) {
             throw new RingFormatException(what + " says it is " + fileLength + " bytes long but is " + actualLength);
         }
         if (slots < 1 || slots > MAX_SLOTS) {
             throw new RingFormatException(what + " has " + slots + " slots (1.." + MAX_SLOTS + ")");
         }
-        long slotsOffset = buffer.getLong(SLOTS_OFFSET_OFFSET);
-        long stride = buffer.getLong(SLOT_STRIDE_OFFSET);
-        int headerLength = buffer.getInt(HEADER_LENGTH_OFFSET);
-        if (slotsOffset != slotsOffset(slots) || headerLength != slotsOffset || stride <= 0 || stride % PAGE != 0
-            || stride > (fileLength - slotsOffset) / slots || slotsOffset + slots * stride != fileLength) {
+        long slotsOffset = header.slotsOffset();
+        long stride = header.slotStride();
+        if (slotsOffset != slotsOffset(slots) || header.headerLength() != slotsOffset || stride <= 0
+            || stride % PAGE != 0 || stride > (fileLength - slotsOffset) / slots
+            || slotsOffset + slots * stride != fileLength) {
             throw new RingFormatException(what + " has an inconsistent slot geometry: " + slots + " slots of stride "
                 + stride + " from " + slotsOffset + " in " + fileLength + " bytes");
         }
-        if (buffer.getInt(CLASS_COUNT_OFFSET) < 0) {
-            throw new RingFormatException(what + " has " + buffer.getInt(CLASS_COUNT_OFFSET) + " classes");
+        if (header.classCount() < 0) {
+            throw new RingFormatException(what + " has " + header.classCount() + " classes");
         }
-        int capacity = buffer.getInt(CAPACITY_OFFSET);
-        int height = buffer.getInt(HEIGHT_OFFSET);
-        int width = buffer.getInt(WIDTH_OFFSET);
-        int channels = buffer.getInt(CHANNELS_OFFSET);
-        if (capacity < 1 || height < 1 || width < 1 || channels != 3
-            || (long) capacity * height * width * channels > stride) {
-            throw new RingFormatException(what + " has batches of " + capacity + " x " + height + " x " + width + " x "
-                + channels + " that do not fit its " + stride + "-byte slots");
+        int capacity = header.capacity();
+        if (capacity < 1 || header.height() < 1 || header.width() < 1 || header.channels() != 3
+            || capacity * header.imageBytes() > stride) {
+            throw new RingFormatException(what + " has batches of " + capacity + " x " + header.height() + " x "
+                + header.width() + " x " + header.channels() + " that do not fit its " + stride + "-byte slots");
         }
     }
 
     /**
      * Checks slot {@code slot}'s published offsets: images, labels and ids of {@code size} samples all inside the
-     * slot's data. A reader calls this before it makes views of the slot.
+     * slot's data. A reader calls this, on a header {@link #checkHeader} passed, before it makes views of the slot.
      */
-    public static void checkSlotOffsets(DirectBuffer buffer, int slot, String what) {
-        long slotsOffset = buffer.getLong(SLOTS_OFFSET_OFFSET);
-        long stride = buffer.getLong(SLOT_STRIDE_OFFSET);
-        long start = slotOffset(slotsOffset, stride, slot);
-        long end = start + stride;
-        int header = slotHeaderOffset(slot);
-        int size = buffer.getInt(header + SLOT_SIZE_OFFSET);
-        int capacity = buffer.getInt(CAPACITY_OFFSET);
-        long imageBytes = (long) buffer.getInt(HEIGHT_OFFSET) * buffer.getInt(WIDTH_OFFSET)
-            * buffer.getInt(CHANNELS_OFFSET);
+    public static void checkSlotOffsets(AtomicBuffer buffer, int slot, String what) {
+        checkSlotOffsets(new RingHeader().wrap(buffer, 0), new RingSlotHeader().wrapSlot(buffer, slot), what);
+    }
+
+    static void checkSlotOffsets(RingHeader ring, RingSlotHeader header, String what) {
+        int slot = header.slot();
+        long start = ring.slotOffset(slot);
+        long end = start + ring.slotStride();
+        int size = header.size();
+        int capacity = ring.capacity();
         if (size < 1 || size > capacity) {
             throw new RingFormatException(what + ": slot " + slot + " holds " + size + " samples (1.." + capacity + ")");
         }
-        checkArray(what, slot, "images", buffer.getLong(header + SLOT_IMAGES_OFFSET), size * imageBytes, 1, start, end);
-        checkArray(what, slot, "labels", buffer.getLong(header + SLOT_LABELS_OFFSET), (long) size * Integer.BYTES,
-            Integer.BYTES, start, end);
-        checkArray(what, slot, "sample ids", buffer.getLong(header + SLOT_IDS_OFFSET), (long) size * Long.BYTES,
-            Long.BYTES, start, end);
+        checkArray(what, slot, "images", header.imagesOffset(), size * ring.imageBytes(), 1, start, end);
+        checkArray(what, slot, "labels", header.labelsOffset(), (long) size * Integer.BYTES, Integer.BYTES, start,
+            end);
+        checkArray(what, slot, "sample ids", header.idsOffset(), (long) size * Long.BYTES, Long.BYTES, start, end);
     }
 
     /**
      * Checks published slot {@code slot} as a reader must before it hands the batch out: its offsets
      * ({@link #checkSlotOffsets}), its SEQUENCE not past PUBLISHED, and every label -1 or below CLASS_COUNT.
      */
-    public static void checkSlot(DirectBuffer buffer, int slot, String what) {
-        int header = slotHeaderOffset(slot);
-        long sequence = buffer.getLong(header + SLOT_SEQUENCE_OFFSET);
-        long published = buffer.getLong(PUBLISHED_OFFSET);
+    public static void checkSlot(AtomicBuffer buffer, int slot, String what) {
+        RingHeader ring = new RingHeader().wrap(buffer, 0);
+        RingSlotHeader header = new RingSlotHeader().wrapSlot(buffer, slot);
+        long sequence = header.sequence();
+        long published = new RingServerBlock().wrap(buffer, 0).publishedVolatile();
         if (sequence < 0 || sequence > published) {
             throw new RingFormatException(what + ": slot " + slot + "'s SEQUENCE " + sequence + " is past PUBLISHED "
                 + published + ": the slot header was overwritten");
         }
-        checkSlotOffsets(buffer, slot, what);
-        int classes = buffer.getInt(CLASS_COUNT_OFFSET);
-        long labels = buffer.getLong(header + SLOT_LABELS_OFFSET);
-        for (int i = 0; i < buffer.getInt(header + SLOT_SIZE_OFFSET); i++) {
+        checkSlotOffsets(ring, header, what);
+        int classes = ring.classCount();
+        long labels = header.labelsOffset();
+        for (int i = 0; i < header.size(); i++) {
             int label = buffer.getInt((int) labels + i * Integer.BYTES);
             if (label < -1 || classes > 0 && label >= classes) {
                 throw new RingFormatException(what + ": slot " + slot + " holds label " + label + ", outside -1.."

@@ -64,6 +64,9 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     private final ByteBuffer headerInFile = ByteBuffer.allocateDirect(HEADER_END);
     private boolean published;
     private boolean closed;
+    /** The server's views of the header and of its block: publish, status and message write through them. */
+    private final RingHeader header = new RingHeader();
+    private final RingServerBlock serverBlock = new RingServerBlock();
 
     private RingFile(Path path, int slots) {
         super("ring");
@@ -131,7 +134,9 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
 
     /**
      * Slot {@code n} for the loader, in the order it asks (the lowest free slot). The first call creates and maps
-     * the file with {@link #slots()} slots of {@code length} bytes; later calls must ask for the same length.
+     * the file with {@link #slots()} slots of {@code length} bytes; later calls get a slot's first {@code length}
+     * bytes, at most the first call's (the loader always asks for the same; the allocators' contract suite does not).
+     * Alignments up to a {@link RingDescriptor#PAGE page}: slots start on pages of a page-aligned mapping.
      */
     @Override
     public synchronized NativeRegion allocate(long length, int alignment) {
@@ -144,7 +149,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         }
         if (buffer == null) {
             create(length);
-        } else if (length != slotBytes) {
+        } else if (length > slotBytes) {
             throw new IllegalArgumentException("ring " + path + " has slots of " + slotBytes + " bytes; the loader "
                 + "asked for " + length);
         }
@@ -159,6 +164,10 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     }
 
     private void create(long length) {
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+            throw new IllegalStateException("ring " + path + ": the ring's fields are in the host's byte order, which "
+                + "docs/RING.md requires to be little-endian; this host is " + ByteOrder.nativeOrder());
+        }
         long fileLength = fileLength(slots, length);
         tempPath = path.resolveSibling(path.getFileName() + TEMP_INFIX + ProcessHandle.current().pid());
         // Before the file exists, and before the zero fill (seconds for a large ring): a kill at any moment from here
@@ -193,20 +202,21 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
                 + e.getMessage(), e);
         }
         buffer = new UnsafeBuffer(mapping);
+        header.wrap(buffer, 0);
+        serverBlock.wrap(buffer, 0);
         this.fileLength = fileLength;
         slotsOffset = slotsOffset(slots);
         stride = slotStride(length);
         slotBytes = length;
-        buffer.putBytes(MAGIC_OFFSET, MAGIC);
-        buffer.putInt(VERSION_OFFSET, VERSION);
-        buffer.putInt(HEADER_LENGTH_OFFSET, (int) slotsOffset);
-        buffer.putLong(FILE_LENGTH_OFFSET, fileLength);
-        buffer.putInt(SLOT_COUNT_OFFSET, slots);
-        buffer.putLong(SLOTS_OFFSET_OFFSET, slotsOffset);
-        buffer.putLong(SLOT_STRIDE_OFFSET, stride);
-        buffer.putLong(SERVER_PID_OFFSET, ProcessHandle.current().pid());
-        buffer.putLong(SERVER_START_MILLIS_OFFSET, RingOwner.startMillis(ProcessHandle.current()));
-        buffer.putInt(STATUS_OFFSET, STATUS_STARTING);
+        header.magicAndVersion()
+            .headerLength((int) slotsOffset)
+            .fileLength(fileLength)
+            .slotCount(slots)
+            .slotsOffset(slotsOffset)
+            .slotStride(stride)
+            .serverPid(ProcessHandle.current().pid())
+            .serverStartMillis(RingOwner.startMillis(ProcessHandle.current()));
+        serverBlock.status(STATUS_STARTING);
     }
 
     /** The mapped file; valid until {@link #close()}. */
@@ -235,22 +245,24 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     /** Writes the header's remaining fields, marks the ring ready and renames it to {@link #path()}. */
     public synchronized void publish(RingGeometry geometry) {
         UnsafeBuffer b = buffer();
-        b.putInt(CAPACITY_OFFSET, geometry.capacity());
-        b.putInt(HEIGHT_OFFSET, geometry.crop());
-        b.putInt(WIDTH_OFFSET, geometry.crop());
-        b.putInt(CHANNELS_OFFSET, 3);
-        b.putInt(FLAGS_OFFSET, geometry.eval() ? FLAG_EVAL : 0);
-        b.putLong(BATCHES_PER_EPOCH_OFFSET, geometry.batchesPerEpoch());
-        b.putLong(SAMPLES_PER_EPOCH_OFFSET, geometry.samplesPerEpoch());
-        b.putLong(RECORDS_OFFSET, geometry.records());
-        b.putLong(SEED_OFFSET, geometry.seed());
-        b.putInt(RANK_OFFSET, geometry.rank());
-        b.putInt(WORLD_SIZE_OFFSET, geometry.worldSize());
-        b.putInt(CLASS_COUNT_OFFSET, geometry.classCount());
+        header.capacity(geometry.capacity())
+            .height(geometry.crop())
+            .width(geometry.crop())
+            .channels(3)
+            .flags(geometry.eval() ? FLAG_EVAL : 0)
+            .batchesPerEpoch(geometry.batchesPerEpoch())
+            .samplesPerEpoch(geometry.samplesPerEpoch())
+            .records(geometry.records())
+            .seed(geometry.seed())
+            .rank(geometry.rank())
+            .worldSize(geometry.worldSize())
+            .classCount(geometry.classCount());
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
-        b.putIntRelease(STATUS_OFFSET, STATUS_READY);
+        // Plain stores are enough for the header (the rename publishes it); the release also orders STATUS after
+        // the zero fill for a reader that opened the temporary name.
+        serverBlock.statusRelease(STATUS_READY);
         try {
             Files.move(tempPath, path, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
@@ -266,10 +278,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         if (!controlPagesInFile()) {
             return;
         }
-        byte[] bytes = message.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        int length = Math.min(bytes.length, MESSAGE_MAX_BYTES);
-        buffer().putBytes(MESSAGE_OFFSET + Integer.BYTES, bytes, 0, length);
-        buffer().putInt(MESSAGE_OFFSET, length);
+        buffer();
+        serverBlock.message(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /**
@@ -283,7 +293,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         closed = true;
         boolean truncated = truncated();
         if (buffer != null && controlPagesInFile()) {
-            buffer.putIntRelease(STATUS_OFFSET, status);
+            serverBlock.statusRelease(status);
         }
         deleteIfOurs(path);
         if (tempPath != null) {
@@ -433,7 +443,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
                 return null; // a FIFO would block the open, a device be read: neither is a ring
             }
-            ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer header = ByteBuffer.allocate(HEADER_END + BLOCK_LENGTH);
             try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 while (header.hasRemaining() && in.read(header) > 0) {
                     // read what there is
@@ -441,11 +451,13 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read " + file, e);
             }
-            if (header.position() < header.capacity() || !hasMagic(new UnsafeBuffer(header.array()))) {
+            UnsafeBuffer bytes = new UnsafeBuffer(header.array());
+            RingHeader ring = new RingHeader().wrap(bytes, 0);
+            if (header.position() < header.capacity() || !ring.hasMagic()) {
                 return null;
             }
-            return new RingOwner(header.getLong(SERVER_PID_OFFSET), header.getLong(SERVER_START_MILLIS_OFFSET),
-                header.getInt(STATUS_OFFSET));
+            return new RingOwner(ring.serverPid(), ring.serverStartMillis(),
+                new RingServerBlock().wrap(bytes, 0).statusVolatile());
         }
 
         /** Whether the recorded server still runs: same pid, same start time (pids are reused). */

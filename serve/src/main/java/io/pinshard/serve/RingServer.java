@@ -52,6 +52,12 @@ public final class RingServer implements AutoCloseable {
     private final LoaderOptions options;
     private final RingFile ring;
     private final Loader loader;
+    /** Views of the two control blocks, wrapped once before the threads start (so both threads may use them). */
+    private final RingServerBlock serverBlock = new RingServerBlock();
+    private final RingClientBlock clientBlock = new RingClientBlock();
+    /** Slot-header views re-wrapped per slot: one per thread. */
+    private final RingSlotHeader publisherSlot = new RingSlotHeader();
+    private final RingSlotHeader controlSlot = new RingSlotHeader();
     private final UnsafeBuffer buffer;
     private final Settings settings;
     private final Consumer<Map<String, Object>> events;
@@ -100,6 +106,8 @@ public final class RingServer implements AutoCloseable {
             opened = Loader.open(dataset, this.options);
             this.loader = opened;
             this.buffer = ring.buffer();
+            serverBlock.wrap(buffer, 0);
+            clientBlock.wrap(buffer, 0);
             ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
                 options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
                 options.seed(), options.rank(), options.worldSize(), dataset.classes().size()));
@@ -170,7 +178,7 @@ public final class RingServer implements AutoCloseable {
         try {
             while (!stopping) {
                 long session = attachedSession;
-                long command = buffer.getLongVolatile(COMMAND_OFFSET);
+                long command = clientBlock.commandVolatile();
                 if (session == 0 || command == acked) {
                     awaitingCommand.idle();
                     continue;
@@ -191,9 +199,9 @@ public final class RingServer implements AutoCloseable {
 
     /** Runs command {@code command}; acknowledges it, with the reason when it is refused. */
     private boolean startStream(long command) {
-        int kind = buffer.getInt(COMMAND_KIND_OFFSET);
-        int epochNumber = buffer.getInt(COMMAND_EPOCH_OFFSET);
-        long startBatch = buffer.getLong(COMMAND_START_BATCH_OFFSET);
+        int kind = clientBlock.commandKind();
+        int epochNumber = clientBlock.commandEpoch();
+        long startBatch = clientBlock.commandStartBatch();
         reclaimAll(); // a command promises the client holds no slot of the previous stream
         // The control thread may have taken a released slot out of held[] and not yet closed its batch: the
         // loader would still count it as held and refuse the next epoch. It decrements outstanding after close.
@@ -213,18 +221,17 @@ public final class RingServer implements AutoCloseable {
             }
         } catch (IllegalArgumentException | IllegalStateException e) {
             ring.message("command refused: " + e.getMessage());
-            buffer.putInt(ACK_RESULT_OFFSET, RESULT_REFUSED);
-            buffer.putLongRelease(ACK_COMMAND_OFFSET, command);
+            serverBlock.ackResult(RESULT_REFUSED).ackCommandRelease(command);
             event("refused", "command", command, "reason", e.getMessage());
             return false;
         }
         long remaining = epoch.batches() - epoch.batchesConsumed();
-        buffer.putInt(ACK_RESULT_OFFSET, RESULT_OK);
-        buffer.putInt(STREAM_EPOCH_OFFSET, epochNumber);
-        buffer.putLong(STREAM_FIRST_SEQUENCE_OFFSET, nextSequence);
-        buffer.putLong(STREAM_START_BATCH_OFFSET, epoch.batchesConsumed());
-        buffer.putLong(STREAM_BATCHES_OFFSET, remaining);
-        buffer.putLongRelease(ACK_COMMAND_OFFSET, command);
+        serverBlock.ackResult(RESULT_OK)
+            .streamEpoch(epochNumber)
+            .streamFirstSequence(nextSequence)
+            .streamStartBatch(epoch.batchesConsumed())
+            .streamBatches(remaining)
+            .ackCommandRelease(command);
         event("epoch", "epoch", epochNumber, "start_batch", epoch.batchesConsumed(), "batches", remaining);
         return true;
     }
@@ -247,14 +254,14 @@ public final class RingServer implements AutoCloseable {
             Batch batch = epoch.next();
             int slot = ring.slotOf(batch.address());
             long sequence = nextSequence++;
-            int header = slotHeaderOffset(slot);
-            buffer.putLong(header + SLOT_STREAM_OFFSET, command);
-            buffer.putLong(header + SLOT_INDEX_OFFSET, batch.index());
-            buffer.putInt(header + SLOT_EPOCH_OFFSET, batch.epoch());
-            buffer.putInt(header + SLOT_SIZE_OFFSET, batch.size());
-            buffer.putLong(header + SLOT_IMAGES_OFFSET, ring.offsetOf(batch.address()));
-            buffer.putLong(header + SLOT_LABELS_OFFSET, ring.offsetOf(batch.labelsAddress()));
-            buffer.putLong(header + SLOT_IDS_OFFSET, ring.offsetOf(batch.sampleIdsAddress()));
+            RingSlotHeader header = publisherSlot.wrapSlot(buffer, slot)
+                .stream(command)
+                .index(batch.index())
+                .epoch(batch.epoch())
+                .size(batch.size())
+                .imagesOffset(ring.offsetOf(batch.address()))
+                .labelsOffset(ring.offsetOf(batch.labelsAddress()))
+                .idsOffset(ring.offsetOf(batch.sampleIdsAddress()));
             heldSequence[slot] = sequence;
             if (!held.compareAndSet(slot, null, batch)) {
                 throw new IllegalStateException("the loader handed out slot " + slot + " while it was still held");
@@ -262,8 +269,8 @@ public final class RingServer implements AutoCloseable {
             outstanding.incrementAndGet();
             // Release: the pixels (written by the workers, which Epoch.next() synchronised with) and the header
             // above are visible to whoever reads this sequence with acquire semantics.
-            buffer.putLongRelease(header + SLOT_SEQUENCE_OFFSET, sequence);
-            buffer.putLongRelease(PUBLISHED_OFFSET, sequence);
+            header.sequenceRelease(sequence);
+            serverBlock.publishedRelease(sequence);
             images += batch.size();
             if (attachedSession != session) {
                 reclaimAll(); // the control thread may have reclaimed before this batch was in held[]
@@ -276,7 +283,7 @@ public final class RingServer implements AutoCloseable {
     }
 
     private boolean current(long session, long command) {
-        return !stopping && attachedSession == session && buffer.getLongVolatile(COMMAND_OFFSET) == command;
+        return !stopping && attachedSession == session && clientBlock.commandVolatile() == command;
     }
 
     // ---- control thread ----
@@ -293,7 +300,7 @@ public final class RingServer implements AutoCloseable {
         try {
             while (!stopping) {
                 int work = collectReleases();
-                long session = buffer.getLongVolatile(SESSION_OFFSET);
+                long session = clientBlock.sessionVolatile();
                 if (session != attachedSession && session != lostSession) {
                     if (client != null) {
                         lose(client, "detached");
@@ -311,7 +318,7 @@ public final class RingServer implements AutoCloseable {
                     if (damage != null) {
                         throw damage;
                     }
-                    buffer.putLongRelease(HEARTBEAT_OFFSET, ++heartbeat);
+                    serverBlock.heartbeatRelease(++heartbeat);
                     nextBeat = now + HEARTBEAT_NANOS;
                     if (client != null) {
                         String lost = client.lost(now, liveness);
@@ -349,7 +356,7 @@ public final class RingServer implements AutoCloseable {
         int released = 0;
         for (int s = 0; s < slots; s++) {
             Batch batch = held.get(s);
-            if (batch != null && buffer.getLongVolatile(slotHeaderOffset(s) + SLOT_RELEASED_OFFSET) == heldSequence[s]
+            if (batch != null && controlSlot.wrapSlot(buffer, s).releasedVolatile() == heldSequence[s]
                 && held.compareAndSet(s, batch, null)) {
                 batch.close(); // before the count drops: the loader must see the slot free when the publisher does
                 outstanding.decrementAndGet();
@@ -360,12 +367,12 @@ public final class RingServer implements AutoCloseable {
     }
 
     private ClientWatch attach(long session) {
-        long pid = buffer.getLongVolatile(CLIENT_PID_OFFSET);
-        int version = buffer.getInt(CLIENT_VERSION_OFFSET);
+        long pid = clientBlock.clientPidVolatile();
+        int version = clientBlock.clientVersion();
         reclaimAll();
         ClientWatch client = new ClientWatch(pid, ProcessHandle.of(pid), System.nanoTime());
         attachedSession = session;
-        buffer.putLongRelease(ATTACHED_SESSION_OFFSET, session);
+        serverBlock.attachedSessionRelease(session);
         event("attached", "client_pid", pid, "session", session, "client_version", version,
             "pid_visible", client.process.isPresent());
         return client;
@@ -374,7 +381,7 @@ public final class RingServer implements AutoCloseable {
     private void lose(ClientWatch client, String reason) {
         attachedSession = 0;
         int taken = reclaimAll();
-        buffer.putLongRelease(ATTACHED_SESSION_OFFSET, 0);
+        serverBlock.attachedSessionRelease(0);
         event("detached", "client_pid", client.pid, "reason", reason, "reclaimed_slots", taken);
         if (settings.once()) {
             stopping = true;
@@ -396,7 +403,7 @@ public final class RingServer implements AutoCloseable {
             synchronized (held) { // not this: close() holds this while it joins the threads
                 reclaimed += taken;
                 if (!stopping || ring.controlPagesInFile()) { // stopping: maybe for a truncated ring
-                    buffer.putLongRelease(RECLAIMED_OFFSET, reclaimed);
+                    serverBlock.reclaimedRelease(reclaimed);
                 }
             }
         }
@@ -413,7 +420,7 @@ public final class RingServer implements AutoCloseable {
         ClientWatch(long pid, Optional<ProcessHandle> process, long now) {
             this.pid = pid;
             this.process = process;
-            this.beat = buffer.getLongVolatile(CLIENT_HEARTBEAT_OFFSET);
+            this.beat = clientBlock.clientHeartbeatVolatile();
             this.beatSeenNanos = now;
         }
 
@@ -422,7 +429,7 @@ public final class RingServer implements AutoCloseable {
             if (process.isPresent() && !liveness.running(process)) {
                 return "process " + pid + " exited";
             }
-            long current = buffer.getLongVolatile(CLIENT_HEARTBEAT_OFFSET);
+            long current = clientBlock.clientHeartbeatVolatile();
             if (current != beat) {
                 beat = current;
                 beatSeenNanos = now;
@@ -453,7 +460,7 @@ public final class RingServer implements AutoCloseable {
                 failure = message;
                 ring.message("server failed: " + message);
                 if (ring.controlPagesInFile()) { // a write into lost pages would fault again
-                    buffer.putIntRelease(STATUS_OFFSET, STATUS_FAILED);
+                    serverBlock.statusRelease(STATUS_FAILED);
                 }
                 event("failed", "reason", message);
             }

@@ -38,8 +38,13 @@ class RingFileTest {
             slots[1].close();
             slots[1] = ring.allocate(10_000, 64);
             assertEquals(1, ring.slotOf(slots[1].address()), "a freed slot is handed out again");
-            IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> ring.allocate(9_999, 64));
-            assertTrue(size.getMessage().contains("10000"), size.getMessage());
+            IllegalArgumentException size = assertThrows(IllegalArgumentException.class,
+                () -> ring.allocate(10_001, 64));
+            assertTrue(size.getMessage().contains("10000") && size.getMessage().contains("10001"), size.getMessage());
+            slots[2].close();
+            slots[2] = ring.allocate(9_999, 64);
+            assertEquals(2, ring.slotOf(slots[2].address()), "a shorter region is a slot's first bytes");
+            assertEquals(9_999, slots[2].length());
             IllegalArgumentException alignment = assertThrows(IllegalArgumentException.class,
                 () -> ring.allocate(10_000, 8192));
             assertTrue(alignment.getMessage().contains("8192"), alignment.getMessage());

@@ -18,6 +18,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class RingTestClient implements AutoCloseable {
     final UnsafeBuffer buffer;
+    private final RingServerBlock server = new RingServerBlock();
+    private final RingClientBlock client = new RingClientBlock();
+    private final RingSlotHeader slotHeader = new RingSlotHeader();
     private final MappedByteBuffer mapping;
     private final long session;
     private long command;
@@ -32,35 +35,31 @@ final class RingTestClient implements AutoCloseable {
         }
         buffer = new UnsafeBuffer(mapping);
         checkHeader(buffer, buffer.capacity(), path.toString());
+        server.wrap(buffer, 0);
+        client.wrap(buffer, 0);
         this.session = session;
-        command = Math.max(buffer.getLongVolatile(COMMAND_OFFSET), buffer.getLongVolatile(ACK_COMMAND_OFFSET));
-        buffer.putLong(CLIENT_PID_OFFSET, pid);
-        buffer.putInt(CLIENT_VERSION_OFFSET, VERSION);
-        buffer.putLongRelease(SESSION_OFFSET, session);
-        await(() -> buffer.getLongVolatile(ATTACHED_SESSION_OFFSET) == session, "attach");
+        command = Math.max(client.commandVolatile(), server.ackCommandVolatile());
+        client.clientPid(pid).clientVersion(VERSION).sessionRelease(session);
+        await(() -> server.attachedSessionVolatile() == session, "attach");
     }
 
     void beat() {
-        buffer.putLongRelease(CLIENT_HEARTBEAT_OFFSET, ++heartbeat);
+        client.clientHeartbeatRelease(++heartbeat);
     }
 
     /** Sends a command and waits for its acknowledgement; returns the result code. */
     int command(int kind, int epoch, long startBatch) {
         long mine = ++command;
-        buffer.putInt(COMMAND_KIND_OFFSET, kind);
-        buffer.putInt(COMMAND_EPOCH_OFFSET, epoch);
-        buffer.putLong(COMMAND_START_BATCH_OFFSET, startBatch);
-        buffer.putLongRelease(COMMAND_OFFSET, mine);
-        await(() -> buffer.getLongVolatile(ACK_COMMAND_OFFSET) == mine, "command " + mine);
-        firstSequence = buffer.getLong(STREAM_FIRST_SEQUENCE_OFFSET);
-        streamBatches = buffer.getLong(STREAM_BATCHES_OFFSET);
-        streamStartBatch = buffer.getLong(STREAM_START_BATCH_OFFSET);
-        return buffer.getInt(ACK_RESULT_OFFSET);
+        client.commandKind(kind).commandEpoch(epoch).commandStartBatch(startBatch).commandRelease(mine);
+        await(() -> server.ackCommandVolatile() == mine, "command " + mine);
+        firstSequence = server.streamFirstSequence();
+        streamBatches = server.streamBatches();
+        streamStartBatch = server.streamStartBatch();
+        return server.ackResult();
     }
 
     String message() {
-        int length = buffer.getInt(MESSAGE_OFFSET);
-        return buffer.getStringWithoutLengthUtf8(MESSAGE_OFFSET + Integer.BYTES, length);
+        return server.message();
     }
 
     /** Waits for sequence {@code sequence} and returns its slot, checked as a reader must. */
@@ -69,7 +68,7 @@ final class RingTestClient implements AutoCloseable {
         int slots = buffer.getInt(SLOT_COUNT_OFFSET);
         await(() -> {
             for (int s = 0; s < slots; s++) {
-                if (buffer.getLongVolatile(slotHeaderOffset(s) + SLOT_SEQUENCE_OFFSET) == sequence) { // acquire
+                if (slotHeader.wrapSlot(buffer, s).sequenceVolatile() == sequence) { // acquire
                     slot[0] = s;
                     return true;
                 }
@@ -81,42 +80,42 @@ final class RingTestClient implements AutoCloseable {
     }
 
     long sequenceOf(int slot) {
-        return buffer.getLongVolatile(slotHeaderOffset(slot) + SLOT_SEQUENCE_OFFSET);
+        return slotHeader.wrapSlot(buffer, slot).sequenceVolatile();
     }
 
     long index(int slot) {
-        return buffer.getLong(slotHeaderOffset(slot) + SLOT_INDEX_OFFSET);
+        return slotHeader.wrapSlot(buffer, slot).index();
     }
 
     int size(int slot) {
-        return buffer.getInt(slotHeaderOffset(slot) + SLOT_SIZE_OFFSET);
+        return slotHeader.wrapSlot(buffer, slot).size();
     }
 
     long imagesOffset(int slot) {
-        return buffer.getLong(slotHeaderOffset(slot) + SLOT_IMAGES_OFFSET);
+        return slotHeader.wrapSlot(buffer, slot).imagesOffset();
     }
 
     int label(int slot, int i) {
-        return buffer.getInt((int) buffer.getLong(slotHeaderOffset(slot) + SLOT_LABELS_OFFSET) + i * Integer.BYTES);
+        return buffer.getInt((int) slotHeader.wrapSlot(buffer, slot).labelsOffset() + i * Integer.BYTES);
     }
 
     long sampleId(int slot, int i) {
-        return buffer.getLong((int) buffer.getLong(slotHeaderOffset(slot) + SLOT_IDS_OFFSET) + i * Long.BYTES);
+        return buffer.getLong((int) slotHeader.wrapSlot(buffer, slot).idsOffset() + i * Long.BYTES);
     }
 
     void release(int slot, long sequence) {
-        buffer.putLongRelease(slotHeaderOffset(slot) + SLOT_RELEASED_OFFSET, sequence); // release
+        slotHeader.wrapSlot(buffer, slot).releasedRelease(sequence);
     }
 
     void detach() {
-        buffer.putLongRelease(SESSION_OFFSET, 0);
+        client.sessionRelease(0);
     }
 
     void await(BooleanSupplier done, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; status " + buffer.getInt(STATUS_OFFSET)
+                throw new AssertionError("timed out waiting for " + what + "; status " + server.statusVolatile()
                     + ", message " + message());
             }
             beat();

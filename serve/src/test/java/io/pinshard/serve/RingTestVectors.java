@@ -64,34 +64,27 @@ final class RingTestVectors {
         byte[] file = new byte[(int) fileLength(SLOTS, stride)];
         UnsafeBuffer b = new UnsafeBuffer(file);
         long slot = slotsOffset(SLOTS);
-        b.putBytes(MAGIC_OFFSET, MAGIC);
-        b.putInt(VERSION_OFFSET, VERSION);
-        b.putInt(HEADER_LENGTH_OFFSET, (int) slot);
-        b.putLong(FILE_LENGTH_OFFSET, file.length);
-        b.putInt(SLOT_COUNT_OFFSET, SLOTS);
-        b.putInt(CAPACITY_OFFSET, CAPACITY);
-        b.putInt(HEIGHT_OFFSET, CROP);
-        b.putInt(WIDTH_OFFSET, CROP);
-        b.putInt(CHANNELS_OFFSET, 3);
-        b.putLong(SLOTS_OFFSET_OFFSET, slot);
-        b.putLong(SLOT_STRIDE_OFFSET, stride);
-        b.putLong(BATCHES_PER_EPOCH_OFFSET, 1);
-        b.putLong(SAMPLES_PER_EPOCH_OFFSET, CAPACITY);
-        b.putLong(RECORDS_OFFSET, CAPACITY);
-        b.putLong(SEED_OFFSET, 7);
-        b.putInt(WORLD_SIZE_OFFSET, 1);
-        b.putLong(SERVER_PID_OFFSET, 1);
-        b.putInt(CLASS_COUNT_OFFSET, CLASSES);
-        b.putInt(STATUS_OFFSET, STATUS_READY);
-        b.putLong(PUBLISHED_OFFSET, 1);
-        int header = slotHeaderOffset(0);
+        new RingHeader().wrap(b, 0).magicAndVersion()
+            .headerLength((int) slot)
+            .fileLength(file.length)
+            .slotCount(SLOTS)
+            .capacity(CAPACITY)
+            .height(CROP)
+            .width(CROP)
+            .channels(3)
+            .slotsOffset(slot)
+            .slotStride(stride)
+            .batchesPerEpoch(1)
+            .samplesPerEpoch(CAPACITY)
+            .records(CAPACITY)
+            .seed(7)
+            .worldSize(1)
+            .serverPid(1)
+            .classCount(CLASSES);
+        new RingServerBlock().wrap(b, 0).status(STATUS_READY).publishedRelease(1);
         long ids = labelsOffset() + 64;
-        b.putLong(header + SLOT_SEQUENCE_OFFSET, 1);
-        b.putLong(header + SLOT_STREAM_OFFSET, 1);
-        b.putInt(header + SLOT_SIZE_OFFSET, CAPACITY);
-        b.putLong(header + SLOT_IMAGES_OFFSET, slot);
-        b.putLong(header + SLOT_LABELS_OFFSET, labelsOffset());
-        b.putLong(header + SLOT_IDS_OFFSET, ids);
+        new RingSlotHeader().wrapSlot(b, 0).stream(1).size(CAPACITY).imagesOffset(slot).labelsOffset(labelsOffset())
+            .idsOffset(ids).sequenceRelease(1);
         for (int i = 0; i < CAPACITY * CROP * CROP * 3; i++) {
             b.putByte((int) slot + i, (byte) i);
         }

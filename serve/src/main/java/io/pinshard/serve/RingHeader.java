@@ -1,0 +1,243 @@
+package io.pinshard.serve;
+
+import static io.pinshard.serve.RingDescriptor.*;
+
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * Flyweight over a ring file's header ({@link RingDescriptor}, bytes 0..{@value RingDescriptor#HEADER_END}). The
+ * server writes it once, before it renames the file into place, and never again; every other party only reads it,
+ * after {@link RingDescriptor#checkHeader} passed for the same bytes. Plain loads and stores: the rename (and, for
+ * a reader, the open and map that follow it) orders them.
+ *
+ * <p>{@link #wrap} only points the view: {@code offset} is where the ring file starts in {@code buffer} (0 for a
+ * mapped ring), and each field sits at {@code offset +} its offset in the file.
+ */
+public final class RingHeader {
+    private AtomicBuffer buffer;
+    private int offset;
+
+    /** Points this view at the ring file starting at {@code offset}. Pure: checks nothing. */
+    public RingHeader wrap(AtomicBuffer buffer, int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    public AtomicBuffer buffer() {
+        return buffer;
+    }
+
+    /** Whether the file starts with {@link RingDescriptor#MAGIC}. */
+    public boolean hasMagic() {
+        if (buffer.capacity() - offset < MAGIC.length) {
+            return false;
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (buffer.getByte(offset + MAGIC_OFFSET + i) != MAGIC[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Writes the magic and {@link RingDescriptor#VERSION}. */
+    public RingHeader magicAndVersion() {
+        buffer.putBytes(offset + MAGIC_OFFSET, MAGIC);
+        return version(VERSION);
+    }
+
+    public int version() {
+        return buffer.getInt(offset + VERSION_OFFSET);
+    }
+
+    public RingHeader version(int version) {
+        buffer.putInt(offset + VERSION_OFFSET, version);
+        return this;
+    }
+
+    /** Bytes before the first slot: header, blocks and slot headers, padded to a page (= {@link #slotsOffset()}). */
+    public int headerLength() {
+        return buffer.getInt(offset + HEADER_LENGTH_OFFSET);
+    }
+
+    public RingHeader headerLength(int length) {
+        buffer.putInt(offset + HEADER_LENGTH_OFFSET, length);
+        return this;
+    }
+
+    public long fileLength() {
+        return buffer.getLong(offset + FILE_LENGTH_OFFSET);
+    }
+
+    public RingHeader fileLength(long length) {
+        buffer.putLong(offset + FILE_LENGTH_OFFSET, length);
+        return this;
+    }
+
+    public int slotCount() {
+        return buffer.getInt(offset + SLOT_COUNT_OFFSET);
+    }
+
+    public RingHeader slotCount(int slots) {
+        buffer.putInt(offset + SLOT_COUNT_OFFSET, slots);
+        return this;
+    }
+
+    /** Samples a slot holds at most (the batch size). */
+    public int capacity() {
+        return buffer.getInt(offset + CAPACITY_OFFSET);
+    }
+
+    public RingHeader capacity(int capacity) {
+        buffer.putInt(offset + CAPACITY_OFFSET, capacity);
+        return this;
+    }
+
+    public int height() {
+        return buffer.getInt(offset + HEIGHT_OFFSET);
+    }
+
+    public RingHeader height(int height) {
+        buffer.putInt(offset + HEIGHT_OFFSET, height);
+        return this;
+    }
+
+    public int width() {
+        return buffer.getInt(offset + WIDTH_OFFSET);
+    }
+
+    public RingHeader width(int width) {
+        buffer.putInt(offset + WIDTH_OFFSET, width);
+        return this;
+    }
+
+    public int channels() {
+        return buffer.getInt(offset + CHANNELS_OFFSET);
+    }
+
+    public RingHeader channels(int channels) {
+        buffer.putInt(offset + CHANNELS_OFFSET, channels);
+        return this;
+    }
+
+    /** Bytes of one image: height x width x channels, in 64 bits (the fields are not trusted to be small). */
+    public long imageBytes() {
+        return (long) height() * width() * channels();
+    }
+
+    public int flags() {
+        return buffer.getInt(offset + FLAGS_OFFSET);
+    }
+
+    public RingHeader flags(int flags) {
+        buffer.putInt(offset + FLAGS_OFFSET, flags);
+        return this;
+    }
+
+    /** File offset of slot 0's data. */
+    public long slotsOffset() {
+        return buffer.getLong(offset + SLOTS_OFFSET_OFFSET);
+    }
+
+    public RingHeader slotsOffset(long slotsOffset) {
+        buffer.putLong(offset + SLOTS_OFFSET_OFFSET, slotsOffset);
+        return this;
+    }
+
+    public long slotStride() {
+        return buffer.getLong(offset + SLOT_STRIDE_OFFSET);
+    }
+
+    public RingHeader slotStride(long stride) {
+        buffer.putLong(offset + SLOT_STRIDE_OFFSET, stride);
+        return this;
+    }
+
+    /** File offset of slot {@code slot}'s data, by this header's geometry. */
+    public long slotOffset(int slot) {
+        return RingDescriptor.slotOffset(slotsOffset(), slotStride(), slot);
+    }
+
+    public long batchesPerEpoch() {
+        return buffer.getLong(offset + BATCHES_PER_EPOCH_OFFSET);
+    }
+
+    public RingHeader batchesPerEpoch(long batches) {
+        buffer.putLong(offset + BATCHES_PER_EPOCH_OFFSET, batches);
+        return this;
+    }
+
+    public long samplesPerEpoch() {
+        return buffer.getLong(offset + SAMPLES_PER_EPOCH_OFFSET);
+    }
+
+    public RingHeader samplesPerEpoch(long samples) {
+        buffer.putLong(offset + SAMPLES_PER_EPOCH_OFFSET, samples);
+        return this;
+    }
+
+    public long records() {
+        return buffer.getLong(offset + RECORDS_OFFSET);
+    }
+
+    public RingHeader records(long records) {
+        buffer.putLong(offset + RECORDS_OFFSET, records);
+        return this;
+    }
+
+    public long seed() {
+        return buffer.getLong(offset + SEED_OFFSET);
+    }
+
+    public RingHeader seed(long seed) {
+        buffer.putLong(offset + SEED_OFFSET, seed);
+        return this;
+    }
+
+    public int rank() {
+        return buffer.getInt(offset + RANK_OFFSET);
+    }
+
+    public RingHeader rank(int rank) {
+        buffer.putInt(offset + RANK_OFFSET, rank);
+        return this;
+    }
+
+    public int worldSize() {
+        return buffer.getInt(offset + WORLD_SIZE_OFFSET);
+    }
+
+    public RingHeader worldSize(int worldSize) {
+        buffer.putInt(offset + WORLD_SIZE_OFFSET, worldSize);
+        return this;
+    }
+
+    public long serverPid() {
+        return buffer.getLong(offset + SERVER_PID_OFFSET);
+    }
+
+    public RingHeader serverPid(long pid) {
+        buffer.putLong(offset + SERVER_PID_OFFSET, pid);
+        return this;
+    }
+
+    public long serverStartMillis() {
+        return buffer.getLong(offset + SERVER_START_MILLIS_OFFSET);
+    }
+
+    public RingHeader serverStartMillis(long millis) {
+        buffer.putLong(offset + SERVER_START_MILLIS_OFFSET, millis);
+        return this;
+    }
+
+    /** Classes in the dataset's manifest: a label is -1 (none) or below this; 0 = no class list. */
+    public int classCount() {
+        return buffer.getInt(offset + CLASS_COUNT_OFFSET);
+    }
+
+    public RingHeader classCount(int classes) {
+        buffer.putInt(offset + CLASS_COUNT_OFFSET, classes);
+        return this;
+    }
+}
