@@ -1,5 +1,5 @@
-"""One rank of a 2-process DDP job on one machine (gloo), started by PythonWheelTest with torchrun's variables
-(RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT): PinshardDataset takes rank and world
+"""One rank of a 2-process DDP job on one machine (gloo), started by PythonWheelTest through torchrun (which sets
+RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT): PinshardDataset takes rank and world
 from torch.distributed; rank 0 checks that the ranks' samples are disjoint and together are the epoch of a
 1-rank dataset. Eval mode (centre crops), so a sample's pixels name it. Usage: wheel_ddp.py DATASET"""
 

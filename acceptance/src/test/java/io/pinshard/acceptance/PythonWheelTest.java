@@ -5,14 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (system site packages, for Debian's torch; no index), then only the venv's {@code pinshard} and {@code python}
  * are used, outside the checkout: {@code --version}, {@code convert} of a tiny ImageFolder tree, and
  * wheel_training.py (PinshardDataset's dtype, NCHW shape, normalisation against the uint8 batch, len(), a
- * state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks (gloo): disjoint samples whose
+ * state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks under torchrun (gloo): disjoint samples whose
  * union is the epoch.
  */
 class PythonWheelTest {
@@ -75,38 +72,17 @@ class PythonWheelTest {
             + training);
         assertTrue(training.stdout().contains("trained 3 epochs"), training.toString());
 
-        // DDP, two ranks on this machine with torchrun's variables (Debian's torch 1.13 torchrun itself fails on
-        // Python 3.11 before starting any rank, so the test sets them as torchrun does)
-        String port = Integer.toString(freePort());
-        List<Process> ranks = new ArrayList<>();
-        for (int rank = 0; rank < 2; rank++) {
-            ProcessBuilder builder = new ProcessBuilder(venv.resolve("bin/python").toString(),
-                Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(), dataset.toString())
-                .directory(temp.toFile()).redirectErrorStream(true)
-                .redirectOutput(temp.resolve("logs/ddp-" + rank + ".log").toFile());
-            environment(builder);
-            builder.environment().putAll(Map.of("RANK", Integer.toString(rank), "LOCAL_RANK", Integer.toString(rank),
-                "WORLD_SIZE", "2", "LOCAL_WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", port));
-            ranks.add(builder.start());
-        }
-        for (int rank = 0; rank < 2; rank++) {
-            boolean ended = ranks.get(rank).waitFor(120, TimeUnit.SECONDS);
-            String log = Files.readString(temp.resolve("logs/ddp-" + rank + ".log"));
-            if (!ended) {
-                ranks.forEach(Process::destroyForcibly);
-            }
-            assertTrue(ended && ranks.get(rank).exitValue() == 0, "rank " + rank + ":\n" + log);
-            if (rank == 0) {
-                System.out.println(log);
-                assertTrue(log.contains("disjoint, union = the epoch of 24"), log);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        // DDP: two ranks on this machine, started by torchrun from the venv (its python, Debian's torch through the
+        // system site packages). --redirects/--tee work around torch 1.13's Std.from_str on Python 3.11, which
+        // otherwise fails before starting a rank; --standalone rendezvous on a free loopback port.
+        Path torchrunLogs = Files.createDirectories(temp.resolve("logs/torchrun"));
+        Launcher.Result ddp = run(temp, venv.resolve("bin/python").toString(), "-m", "torch.distributed.run",
+            "--standalone", "--nproc_per_node=2", "--redirects", "2", "--tee", "1", "--log_dir",
+            torchrunLogs.toString(), Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(),
+            dataset.toString());
+        System.out.println(ddp.stdout());
+        assertEquals(0, ddp.status(), ddp.toString());
+        assertTrue(ddp.stdout().contains("disjoint, union = the epoch of 24"), ddp.toString());
     }
 
     /** python/ less its tests and any build output, into target. */
