@@ -28,7 +28,7 @@ import java.util.List;
  * this is the usual shape, full batches and a smaller last one; otherwise (about one resume in {@code batch})
  * the shorter ranks' second-last batch is one sample short so that their last is not empty; only when fewer
  * samples are left than ranks (or with batch size 1) do some ranks get an empty last batch
- * ({@link Batch#size()} 0). Nothing is padded or dropped, whatever {@code dropLast}: exactly once is the
+ * ({@code Batch.size()} 0). Nothing is padded or dropped, whatever {@code dropLast}: exactly once is the
  * contract, so a resized epoch may end with smaller batches even with {@code dropLast}.
  *
  * <p><b>Resized again.</b> Each resize within the epoch appends a {@link LoaderState.Segment} (the world size

@@ -9,7 +9,7 @@ import io.pinshard.loader.options.SampleOrder;
  * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, filled once per
  * epoch into one of two {@code int[]} buffers made once per loader, so looking a position up is an array
  * read. Two buffers let the workers prepare and fill the next epoch while the consumer still takes the
- * last batches of the current one (see {@link Loader}); the caller says which buffer holds which epoch.
+ * last batches of the current one (see {@code Loader}); the caller says which buffer holds which epoch.
  * Ranks take contiguous, disjoint blocks of that order ({@code rank x perRank ...}), which keeps
  * quasi-random windows local to one rank.
  *
@@ -23,7 +23,7 @@ import io.pinshard.loader.options.SampleOrder;
  * order and gives each rank its {@link ElasticSplit} block of what is left instead. The split goes with the
  * buffer holding that epoch: the next {@link #prepare(int, int)} of the buffer returns to the plain split,
  * and the other buffer (the next epoch, filled ahead) is a plain one meanwhile. The resumed epoch's batch
- * shapes are the split's ({@link LoaderRun} keeps it for them); this class answers the plain ones.
+ * shapes are the split's ({@code LoaderRun} keeps it for them); this class answers the plain ones.
  */
 public final class EpochPlan {
     private final int records;
