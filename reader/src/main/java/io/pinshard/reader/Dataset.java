@@ -20,9 +20,10 @@ import java.util.stream.Stream;
 import org.agrona.CloseHelper;
 
 /**
- * An open dataset: every shard listed in the manifest mapped and validated, records addressed by a
- * global number {@code 0 <= n < size()}. Per-shard state only; nothing per record lives on the heap.
- * Thread-safe for reading; each thread uses its own {@link RecordView}.
+ * An open dataset: every shard listed in the manifest mapped and its frame validated at open (O(shards)),
+ * each shard's index validated on the shard's first use ({@link MappedShard#checkIndex}: before any of its
+ * records is served), records addressed by a global number {@code 0 <= n < size()}. Per-shard state only;
+ * nothing per record lives on the heap. Thread-safe for reading; each thread uses its own {@link RecordView}.
  *
  * <p>Lifetime: {@link #close()} may be called from any thread, any number of times. It refuses new reads
  * and waits for reads in progress (those between {@link #acquire()} and {@link #release()}, and each
@@ -160,14 +161,15 @@ public final class Dataset implements AutoCloseable {
     }
 
     /**
-     * Opens a dataset: reads the manifest, maps every shard, validates each one's structure and index
-     * entries (against the format's limits and the shapes the dataset's preprocessing allows, {@link
-     * RecordLimits}) and checks that each shard matches its manifest entry (size and record count). Refuses,
-     * before mapping anything, a dataset with more shards than the kernel lets this process map ({@link
-     * MapBudget}).
+     * Opens a dataset: reads the manifest, maps every shard, validates each one's frame (header, footer, section
+     * tiling) and checks that each shard matches its manifest entry (size, record count, shard number): O(shards).
+     * Each shard's index (its CRC32C when {@code checkIndexCrc}, and every entry against the format's limits and
+     * the shapes the dataset's preprocessing allows, {@link RecordLimits}) is checked on the shard's first use,
+     * before any of its records is served. Refuses, before mapping anything, a dataset with more shards than the
+     * kernel lets this process map ({@link MapBudget}).
      */
     public static Dataset open(Path directory, boolean checkIndexCrc) {
-        return open(directory, checkIndexCrc, MapBudget.current(), MappedShard::open);
+        return open(directory, checkIndexCrc, MapBudget.current(), MappedShard::openFrame);
     }
 
     /** How a shard gets mapped; tests inject failures here. */
@@ -259,9 +261,27 @@ public final class Dataset implements AutoCloseable {
         return firstRecord.length - 1;
     }
 
-    /** Shard {@code index}, mapped (a streamed dataset maps it now if it is not: see {@link #load}). */
+    /**
+     * Shard {@code index}, mapped and its index checked (a streamed dataset maps it now if it is not: see {@link
+     * #load}; a local one checks its index now if this is its first use).
+     */
     public MappedShard shard(int index) {
-        return streamed == null ? shards[index] : loaded(index);
+        return streamed == null ? checked(index) : loaded(index);
+    }
+
+    /** Local shard {@code index}, its index checked first if this is its first use. */
+    private MappedShard checked(int index) {
+        MappedShard shard = shards[index];
+        if (!shard.isIndexChecked() && !guard.isClosed()) { // closed: the shard refuses every read anyway
+            guard.acquire(); // close() must not unmap under the walk
+            try {
+                shard.checkIndex();
+            } finally {
+                guard.release();
+            }
+            grow(shard);
+        }
+        return shard;
     }
 
     /** Whether shard {@code index} is mapped now (always, unless streamed). */
@@ -284,7 +304,7 @@ public final class Dataset implements AutoCloseable {
      */
     public MappedShard load(int index) {
         if (streamed == null) {
-            return shards[index];
+            return checked(index);
         }
         MappedShard mapped = streamed.get(index);
         if (mapped != null) {
@@ -360,12 +380,15 @@ public final class Dataset implements AutoCloseable {
         return firstRecord[index];
     }
 
-    /** Largest payload of any {@code codec} record at open (0 when there is none): the most a read may copy. */
+    /**
+     * Largest payload of any {@code codec} record in the shards whose index has been checked so far (0 when there
+     * is none): grows as shards are first used.
+     */
     public long maxPayloadBytes(Codec codec) {
         return maxPayloadBytes[codec.id()];
     }
 
-    /** Largest decoded size of any {@code codec} record at open (0 when there is none): sizes decode scratch. */
+    /** Largest decoded size of any {@code codec} record in the shards checked so far (see {@link #maxPayloadBytes}). */
     public long maxDecodedBytes(Codec codec) {
         return maxDecodedBytes[codec.id()];
     }
@@ -395,7 +418,7 @@ public final class Dataset implements AutoCloseable {
     public RecordView record(long record, RecordView view) {
         int shard = shardOf(record);
         if (streamed == null) {
-            return view.wrap(this, shards[shard], record - firstRecord[shard], record);
+            return view.wrap(this, checked(shard), record - firstRecord[shard], record);
         }
         MappedShard mapped = loaded(shard);
         return view.wrap(mapped.guard(), this, mapped, record - firstRecord[shard], record);
