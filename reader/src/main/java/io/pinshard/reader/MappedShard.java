@@ -239,6 +239,15 @@ public final class MappedShard implements AutoCloseable {
         }
     }
 
+    /** Unmaps now if no reader is inside ({@link ReadGuard#tryClose}): true when this call closed it. */
+    boolean tryClose() {
+        if (guard.tryClose()) {
+            IoUtil.unmap(mapping);
+            return true;
+        }
+        return false;
+    }
+
     /** Refuses further use without unmapping: the mapping goes when the garbage collector finds it unreachable. */
     void abandon() {
         guard.close();

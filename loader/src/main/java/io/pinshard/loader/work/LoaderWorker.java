@@ -246,9 +246,10 @@ public final class LoaderWorker implements Runnable {
                 } finally {
                     view.unpin();
                 }
-            } catch (ShardFormatException unavailable) { // a streamed shard that cannot be fetched or fails its checks
+            } catch (ShardFormatException unavailable) {
+                // A shard that cannot be fetched or mapped, or whose index fails its checks at its first use.
                 throwIfSlotMemoryDamaged();
-                if (!dataset.isStreamed() || options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                     throw unavailable;
                 }
             } finally {
