@@ -88,7 +88,7 @@ final class VerifyCommand implements Callable<Integer> {
         if (bytes > 0) {
             // On stderr: stdout's last line is the verdict scripts read.
             PrintWriter err = spec.commandLine().getErr();
-            err.printf("verify: %,.1f MB checked in %.2f s: %.2f GB/s (%d thread(s)%s)%n", bytes / 1e6, nanos / 1e9,
+            err.printf("verify: %,.1f MB checked in %.2f s: %.3f GB/s (%d thread(s)%s)%n", bytes / 1e6, nanos / 1e9,
                 bytes / (double) Math.max(1, nanos), threads, decode ? ", payloads decoded" : "");
             err.flush();
         }

@@ -44,11 +44,12 @@ public final class ScaleBench {
     static void write(Path dir, long records, int shards) throws IOException {
         byte[] pixels = new byte[SIDE * SIDE * CHANNELS];
         UnsafeBuffer view = new UnsafeBuffer(pixels);
-        // 192 payload bytes at the default 64-byte alignment, a 40-byte index entry and the key: about 240 bytes.
+        // Per record: 192 payload bytes (a multiple of the default 64-byte alignment), a 40-byte index entry and
+        // the key; per shard: header and footer (64 bytes each) and the metadata (under 256 bytes here).
         long perShard = (records + shards - 1) / shards;
         DatasetWriterOptions options = DatasetWriterOptions.defaults()
             .withClasses(List.of("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
-            .withTargetShardBytes(Math.max(4096, perShard * (192 + 40 + Long.toString(records).length()) + 4096));
+            .withTargetShardBytes(128 + 256 + perShard * (192 + 40 + Long.toString(records).length()));
         long start = System.nanoTime();
         try (DatasetWriter writer = new DatasetWriter(dir, options)) {
             for (long i = 0; i < records; i++) {

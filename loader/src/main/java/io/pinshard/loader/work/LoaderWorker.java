@@ -157,7 +157,7 @@ public final class LoaderWorker implements Runnable {
             RuntimeException slotMemory = slotMemoryDamage();
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
             run.fail(slotMemory != null ? slotMemory : RecordView.changedWhileMapped(dataset.location(),
-                shard >= 0 ? dataset.shard(shard).name() : null,
+                shard >= 0 ? dataset.manifest().shards().get(shard).file() : null, // the name: no mapping, no check
                 shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault), segment);
         } catch (Throwable failure) {
             run.fail(failure, segment);
