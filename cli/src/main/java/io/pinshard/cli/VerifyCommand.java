@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.DatasetFiles;
+import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
@@ -61,6 +62,8 @@ final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<Problem> problems;
         long records;
+        long bytes;
+        long start = System.nanoTime();
         try {
             if (threads < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1: " + threads);
@@ -69,14 +72,25 @@ final class VerifyCommand implements Callable<Integer> {
                 try (S3ShardSource source = location.source(directory)) {
                     problems = source.verify(decode);
                     records = source.manifest().records();
+                    bytes = source.manifest().bytes();
                 }
             } else {
                 boolean allowLinks = allowLinksOutside || DatasetFiles.allowLinksOutsideByDefault();
                 problems = new DatasetVerifier(decode, allowLinks, threads).verify(Path.of(directory));
-                records = problems.isEmpty() ? Json.readManifest(Path.of(directory), allowLinks).records() : -1;
+                DatasetManifest manifest = problems.isEmpty() ? Json.readManifest(Path.of(directory), allowLinks) : null;
+                records = manifest == null ? -1 : manifest.records();
+                bytes = manifest == null ? -1 : manifest.bytes();
             }
         } catch (ShardFormatException e) {
             throw new IllegalArgumentException(e.getMessage(), e); // no dataset to verify there: a usage error
+        }
+        long nanos = System.nanoTime() - start;
+        if (bytes > 0) {
+            // On stderr: stdout's last line is the verdict scripts read.
+            PrintWriter err = spec.commandLine().getErr();
+            err.printf("verify: %,.1f MB checked in %.2f s: %.3f GB/s (%d thread(s)%s)%n", bytes / 1e6, nanos / 1e9,
+                bytes / (double) Math.max(1, nanos), threads, decode ? ", payloads decoded" : "");
+            err.flush();
         }
         String shown = Printable.escape(directory);
         if (problems.isEmpty() && records == 0) {

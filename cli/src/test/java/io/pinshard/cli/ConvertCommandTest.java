@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.Test;
@@ -233,7 +234,13 @@ class ConvertCommandTest {
         Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
         Path out = tmp.resolve("out");
         Files.createDirectories(out);
-        Files.writeString(out.resolve("convert-journal.json"), "{\"runFingerprint\": \"0000\", \"shards\": [], \"rejected\": []}");
+        // The journal's header line (CRC32C of its JSON, a space, the JSON) of a run with another fingerprint.
+        byte[] header = "{\"journal\":\"pinshard-convert-journal\",\"version\":2,\"runFingerprint\":\"0000\"}"
+            .getBytes(StandardCharsets.UTF_8);
+        CRC32C crc = new CRC32C();
+        crc.update(header);
+        Files.writeString(out.resolve("convert-journal.json"), "%08x %s\n".formatted(crc.getValue(),
+            new String(header, StandardCharsets.UTF_8)));
         CommandTestSupport.Result result = convert(input, out);
         assertEquals(1, result.exitCode());
         assertTrue(result.err().contains("holds an unfinished conversion of other inputs or options"), result.err());

@@ -99,6 +99,8 @@ class InspectAndVerifyCommandTest {
         CommandTestSupport.Result full = CommandTestSupport.run("verify", dir.toString());
         assertEquals(0, full.exitCode(), full.err());
         assertTrue(full.out().endsWith(": intact" + System.lineSeparator()), full.out());
+        assertTrue(full.err().matches("(?s)verify: [0-9.,]+ MB checked in [0-9.]+ s: [0-9.]+ GB/s \\(\\d+ thread\\(s\\), payloads decoded\\)\\R"),
+            "the rate, on stderr: " + full.err());
     }
 
     @Test

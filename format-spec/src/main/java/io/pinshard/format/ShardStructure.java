@@ -62,6 +62,17 @@ public final class ShardStructure {
      * @param checkIndexCrc whether to checksum the index; a full scan of 40 bytes per record
      */
     public static ShardStructure read(DirectBuffer file, Crc32c crc, boolean checkIndexCrc, IndexEntryVisitor visitor) {
+        ShardStructure structure = readFrame(file, crc);
+        structure.checkIndex(file, crc, checkIndexCrc, visitor);
+        return structure;
+    }
+
+    /**
+     * Validates the frame of a shard held in {@code file}: header, footer and the tiling of its sections, in
+     * O(1) whatever the record count. The index is not read: {@link #checkIndex} must pass before any entry is
+     * used (a dataset opens shards this way and checks each index on the shard's first use).
+     */
+    public static ShardStructure readFrame(DirectBuffer file, Crc32c crc) {
         long fileLength = file.capacity();
         if (fileLength < ShardLayout.MIN_SHARD_BYTES) {
             if (fileLength >= ShardHeaderDescriptor.LENGTH) {
@@ -101,17 +112,26 @@ public final class ShardStructure {
                 + "), key table (" + footer.keyTableLength() + " bytes) and metadata (" + footer.metadataLength()
                 + " bytes) end at " + expectedFooter + ", but the footer starts at " + footerOffset);
         }
+        // The records region ends where the index starts; the last payload may end up to 7 bytes earlier.
+        return new ShardStructure(header, footer, fileLength, indexOffset);
+    }
+
+    /**
+     * Checks the index of the shard whose frame this is ({@code file} as given to {@link #readFrame}): its
+     * checksum when {@code checkIndexCrc}, then every entry in order, each valid one handed to {@code visitor}
+     * (may be null). O(records).
+     *
+     * @throws ShardFormatException at the first bad entry (naming its record) or a checksum mismatch
+     */
+    public void checkIndex(DirectBuffer file, Crc32c crc, boolean checkIndexCrc, IndexEntryVisitor visitor) {
         if (checkIndexCrc) {
-            int actual = crc.compute(file, (int) indexOffset, (int) (count * IndexEntryDescriptor.LENGTH));
-            if (actual != footer.indexCrc()) {
+            int actual = crc.compute(file, (int) indexOffset, (int) (recordCount * IndexEntryDescriptor.LENGTH));
+            if (actual != indexCrc) {
                 throw new ShardFormatException(Kind.CHECKSUM_MISMATCH, "index CRC32C is " + Crc32c.hex(actual)
-                    + ", footer says " + Crc32c.hex(footer.indexCrc()));
+                    + ", footer says " + Crc32c.hex(indexCrc));
             }
         }
-        // The records region ends where the index starts; the last payload may end up to 7 bytes earlier.
-        ShardStructure structure = new ShardStructure(header, footer, fileLength, indexOffset);
-        structure.validateEntries(file, visitor);
-        return structure;
+        validateEntries(file, visitor);
     }
 
     private void validateEntries(DirectBuffer file, IndexEntryVisitor visitor) {

@@ -24,6 +24,7 @@ class BenchmarkListTest {
         "io.pinshard.jmh.NaiveLoaderBenchmark.loadOneSample",
         "io.pinshard.jmh.DecodeBenchmark.decodeOneImage",
         "io.pinshard.jmh.DatasetOpenBenchmark.openAndClose",
+        "io.pinshard.jmh.DatasetOpenBenchmark.openAndCheckEveryIndex",
         "io.pinshard.jmh.RecordAccessBenchmark.accessOneRecord",
         "io.pinshard.jmh.LoaderBenchmark.nextBatch",
         "io.pinshard.jmh.ConvertBenchmark.convert",

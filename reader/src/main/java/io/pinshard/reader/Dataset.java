@@ -20,9 +20,10 @@ import java.util.stream.Stream;
 import org.agrona.CloseHelper;
 
 /**
- * An open dataset: every shard listed in the manifest mapped and validated, records addressed by a
- * global number {@code 0 <= n < size()}. Per-shard state only; nothing per record lives on the heap.
- * Thread-safe for reading; each thread uses its own {@link RecordView}.
+ * An open dataset: every shard listed in the manifest mapped and its frame validated at open (O(shards)),
+ * each shard's index validated on the shard's first use ({@link MappedShard#checkIndex}: before any of its
+ * records is served), records addressed by a global number {@code 0 <= n < size()}. Per-shard state only;
+ * nothing per record lives on the heap. Thread-safe for reading; each thread uses its own {@link RecordView}.
  *
  * <p>Lifetime: {@link #close()} may be called from any thread, any number of times. It refuses new reads
  * and waits for reads in progress (those between {@link #acquire()} and {@link #release()}, and each
@@ -35,14 +36,24 @@ import org.agrona.CloseHelper;
  * ({@link #evict}: the loader's prefetcher does so under the source's cache limit). Each shard then has its own
  * read guard: evicting waits for the reads inside that shard, and a read that finds its shard evicted maps it
  * again, so no read ever touches an unmapped shard. The per-codec largest sizes grow as shards are mapped.
+ *
+ * <p>Local datasets with more shards than this process should map at once ({@link #open(Path, boolean)}) work the
+ * same way without a source: each shard is mapped on first use, and when the bound ({@link #mappingLimit()}) is
+ * reached the least recently used shard that no reader is inside is unmapped first ({@link MappingBound}).
+ * A view from {@link #record} there stays readable until its shard is unmapped; {@link #pin} keeps it mapped.
  */
 public final class Dataset implements AutoCloseable {
     private final Path directory;
     private final String location;
     private final DatasetManifest manifest;
     private final MappedShard[] shards;
-    /** Streamed datasets only (else null): the shards mapped now, null where not. */
+    /** Datasets that map on demand (streamed, or local with a mapping bound; else null): the shards mapped now. */
     private final AtomicReferenceArray<MappedShard> streamed;
+    /** A local dataset with more shards than it may map at once (else null): the mapping count's bound. */
+    private final MappingBound bound;
+    /** With {@link #bound}: each shard's file, checked at open (regular file, listed once, manifest length). */
+    private final Path[] boundedFiles;
+    private final boolean checkIndexCrc;
     private final Object[] shardLocks;
     private final ShardSource source;
     private final RecordLimits limits;
@@ -61,6 +72,9 @@ public final class Dataset implements AutoCloseable {
         this.manifest = manifest;
         this.shards = shards;
         this.streamed = null;
+        this.bound = null;
+        this.boundedFiles = null;
+        this.checkIndexCrc = true;
         this.shardLocks = null;
         this.source = null;
         this.limits = null;
@@ -75,9 +89,21 @@ public final class Dataset implements AutoCloseable {
 
     /** A streamed dataset over {@code source}: nothing mapped yet. */
     private Dataset(ShardSource source) {
-        this.directory = source.directory();
-        this.location = source.location();
-        this.manifest = source.manifest();
+        this(source.directory(), source.location(), source.manifest(), source, null, null, true);
+    }
+
+    /**
+     * A dataset mapped on demand: streamed from {@code source}, or (source null) local with at most {@code bound}'s
+     * limit of {@code files} mapped at once.
+     */
+    private Dataset(Path directory, String location, DatasetManifest manifest, ShardSource source, MappingBound bound,
+                    Path[] files, boolean checkIndexCrc) {
+        this.directory = directory;
+        this.location = location;
+        this.manifest = manifest;
+        this.bound = bound;
+        this.boundedFiles = files;
+        this.checkIndexCrc = checkIndexCrc;
         List<DatasetManifest.ShardEntry> entries = manifest.shards();
         this.shards = null;
         this.streamed = new AtomicReferenceArray<>(entries.size());
@@ -159,15 +185,29 @@ public final class Dataset implements AutoCloseable {
         return open(directory, true);
     }
 
+    /** System property: the most shards a local dataset maps at once (default: see {@link MapBudget#limitFor}). */
+    public static final String MAX_MAPPED_SHARDS_PROPERTY = "pinshard.maxMappedShards";
+
     /**
-     * Opens a dataset: reads the manifest, maps every shard, validates each one's structure and index
-     * entries (against the format's limits and the shapes the dataset's preprocessing allows, {@link
-     * RecordLimits}) and checks that each shard matches its manifest entry (size and record count). Refuses,
-     * before mapping anything, a dataset with more shards than the kernel lets this process map ({@link
-     * MapBudget}).
+     * Opens a dataset: reads the manifest, maps every shard, validates each one's frame (header, footer, section
+     * tiling) and checks that each shard matches its manifest entry (size, record count, shard number): O(shards).
+     * Each shard's index (its CRC32C when {@code checkIndexCrc}, and every entry against the format's limits and
+     * the shapes the dataset's preprocessing allows, {@link RecordLimits}) is checked on the shard's first use,
+     * before any of its records is served. A dataset with more shards than this process should map at once
+     * ({@link MapBudget#limitFor}: from the kernel's {@code vm.max_map_count}, or {@value #MAX_MAPPED_SHARDS_PROPERTY})
+     * is opened with a bound instead: its files are checked now, each shard is mapped (and its frame and index
+     * checked) on first use, and the least recently used shard without a reader inside is unmapped to make room.
      */
     public static Dataset open(Path directory, boolean checkIndexCrc) {
-        return open(directory, checkIndexCrc, MapBudget.current(), MappedShard::open);
+        return open(directory, checkIndexCrc, MapBudget.current(), MappedShard::openFrame);
+    }
+
+    /**
+     * {@link #open(Path, boolean)} mapping at most {@code maxMappedShards} shards at once (fewer if the kernel's
+     * budget is smaller); a dataset of no more shards maps them all at open.
+     */
+    public static Dataset open(Path directory, boolean checkIndexCrc, int maxMappedShards) {
+        return open(directory, checkIndexCrc, MapBudget.current().withLimit(maxMappedShards), MappedShard::openFrame);
     }
 
     /** How a shard gets mapped; tests inject failures here. */
@@ -183,11 +223,19 @@ public final class Dataset implements AutoCloseable {
         }
         DatasetManifest manifest = Json.readManifest(directory);
         List<DatasetManifest.ShardEntry> entries = manifest.shards();
-        budget.check(name, entries.size());
+        int limit = budget.limitFor(name, entries.size());
+        DatasetFiles files = DatasetFiles.of(directory, manifest);
+        if (limit < entries.size()) {
+            Path[] checked = new Path[entries.size()];
+            for (int i = 0; i < checked.length; i++) {
+                checked[i] = files.checkShard(i); // once: a file listed twice is refused here, before any mapping
+            }
+            return new Dataset(directory, name, manifest, null, new MappingBound(limit, entries.size()), checked,
+                checkIndexCrc);
+        }
         RecordLimits limits = RecordLimits.of(manifest);
         MappedShard[] shards = new MappedShard[entries.size()];
         long[] firstRecord = new long[entries.size() + 1];
-        DatasetFiles files = DatasetFiles.of(directory, manifest);
         try {
             for (int i = 0; i < shards.length; i++) {
                 DatasetManifest.ShardEntry entry = entries.get(i);
@@ -219,7 +267,22 @@ public final class Dataset implements AutoCloseable {
 
     /** Whether shards are mapped on demand from a remote source (see the class comment). */
     public boolean isStreamed() {
-        return streamed != null;
+        return source != null;
+    }
+
+    /** The most shards mapped at once: {@link Integer#MAX_VALUE} unless opened with a bound (see {@link #open(Path, boolean)}). */
+    public int mappingLimit() {
+        return bound == null ? Integer.MAX_VALUE : bound.limit();
+    }
+
+    /** With a mapping bound, the most shards that were mapped at once since open (else 0). */
+    int mappedPeak() {
+        if (bound == null) {
+            return 0;
+        }
+        synchronized (bound) {
+            return bound.peak();
+        }
     }
 
     /** Bytes of shards the source lets this process hold at once ({@link Long#MAX_VALUE}: no limit). */
@@ -259,9 +322,27 @@ public final class Dataset implements AutoCloseable {
         return firstRecord.length - 1;
     }
 
-    /** Shard {@code index}, mapped (a streamed dataset maps it now if it is not: see {@link #load}). */
+    /**
+     * Shard {@code index}, mapped and its index checked (a streamed dataset maps it now if it is not: see {@link
+     * #load}; a local one checks its index now if this is its first use).
+     */
     public MappedShard shard(int index) {
-        return streamed == null ? shards[index] : loaded(index);
+        return streamed == null ? checked(index) : loaded(index);
+    }
+
+    /** Local shard {@code index}, its index checked first if this is its first use. */
+    private MappedShard checked(int index) {
+        MappedShard shard = shards[index];
+        if (!shard.isIndexChecked() && !guard.isClosed()) { // closed: the shard refuses every read anyway
+            guard.acquire(); // close() must not unmap under the walk
+            try {
+                shard.checkIndex();
+            } finally {
+                guard.release();
+            }
+            grow(shard);
+        }
+        return shard;
     }
 
     /** Whether shard {@code index} is mapped now (always, unless streamed). */
@@ -270,6 +351,9 @@ public final class Dataset implements AutoCloseable {
     }
 
     private MappedShard loaded(int index) {
+        if (bound != null) {
+            bound.used(index);
+        }
         MappedShard mapped = streamed.get(index);
         return mapped != null ? mapped : load(index);
     }
@@ -284,7 +368,7 @@ public final class Dataset implements AutoCloseable {
      */
     public MappedShard load(int index) {
         if (streamed == null) {
-            return shards[index];
+            return checked(index);
         }
         MappedShard mapped = streamed.get(index);
         if (mapped != null) {
@@ -303,12 +387,12 @@ public final class Dataset implements AutoCloseable {
             if (guard.isClosed()) {
                 throw guard.closedException();
             }
-            Path file = source.acquire(index);
             DatasetManifest.ShardEntry entry = manifest.shards().get(index);
+            Path file = source != null ? source.acquire(index) : boundedFile(index, entry);
             try {
-                mapped = MappedShard.open(file, location, true, limits);
+                mapped = MappedShard.open(file, location, checkIndexCrc, limits);
             } catch (RuntimeException | Error e) {
-                source.release(index);
+                letGo(index);
                 throw e;
             }
             try {
@@ -320,12 +404,51 @@ public final class Dataset implements AutoCloseable {
                     mapped.structure().shardNumber());
             } catch (RuntimeException e) {
                 mapped.close();
-                source.release(index);
+                letGo(index);
                 throw e;
             }
             grow(mapped);
             streamed.set(index, mapped); // after grow: a reader that finds the shard sees its sizes
             return mapped;
+        }
+    }
+
+    /** Reserves the mapping of local shard {@code index} (evicting if need be) and checks its file's length again. */
+    private Path boundedFile(int index, DatasetManifest.ShardEntry entry) {
+        synchronized (bound) {
+            bound.reserve(index, this::tryEvict);
+        }
+        Path file = boundedFiles[index];
+        try {
+            ManifestRules.checkShardSize(location, entry, Files.size(file));
+        } catch (IOException e) {
+            letGo(index);
+            throw new ShardFormatException(Kind.IO_ERROR, location, entry.file(), -1, "cannot read: " + e, e);
+        } catch (RuntimeException e) {
+            letGo(index);
+            throw e;
+        }
+        return file;
+    }
+
+    /** Under the bound's monitor: unmaps {@code shard} unless a reader is inside it (or it is being mapped). */
+    private boolean tryEvict(int shard) {
+        MappedShard mapped = streamed.get(shard);
+        if (mapped == null || !mapped.tryClose()) {
+            return false;
+        }
+        streamed.compareAndSet(shard, mapped, null); // a reader that found it closed maps it again
+        return true;
+    }
+
+    /** The hold on shard {@code index} a failed load took: the source's, or the bound's reserved mapping. */
+    private void letGo(int index) {
+        if (source != null) {
+            source.release(index);
+        } else {
+            synchronized (bound) {
+                bound.cancel(index);
+            }
         }
     }
 
@@ -335,7 +458,7 @@ public final class Dataset implements AutoCloseable {
      * not mapped, or the dataset is not streamed.
      */
     public boolean evict(int index) {
-        if (streamed == null) {
+        if (source == null) {
             return false;
         }
         MappedShard mapped;
@@ -360,12 +483,15 @@ public final class Dataset implements AutoCloseable {
         return firstRecord[index];
     }
 
-    /** Largest payload of any {@code codec} record at open (0 when there is none): the most a read may copy. */
+    /**
+     * Largest payload of any {@code codec} record in the shards whose index has been checked so far (0 when there
+     * is none): grows as shards are first used.
+     */
     public long maxPayloadBytes(Codec codec) {
         return maxPayloadBytes[codec.id()];
     }
 
-    /** Largest decoded size of any {@code codec} record at open (0 when there is none): sizes decode scratch. */
+    /** Largest decoded size of any {@code codec} record in the shards checked so far (see {@link #maxPayloadBytes}). */
     public long maxDecodedBytes(Codec codec) {
         return maxDecodedBytes[codec.id()];
     }
@@ -395,10 +521,19 @@ public final class Dataset implements AutoCloseable {
     public RecordView record(long record, RecordView view) {
         int shard = shardOf(record);
         if (streamed == null) {
-            return view.wrap(this, shards[shard], record - firstRecord[shard], record);
+            return view.wrap(this, checked(shard), record - firstRecord[shard], record);
         }
-        MappedShard mapped = loaded(shard);
-        return view.wrap(mapped.guard(), this, mapped, record - firstRecord[shard], record);
+        for (;;) {
+            MappedShard mapped = loaded(shard);
+            ReadGuard shardGuard = mapped.guard();
+            if (shardGuard.tryAcquire()) { // false: evicted since we looked it up; map it again
+                try {
+                    return view.wrap(shardGuard, this, mapped, record - firstRecord[shard], record);
+                } finally {
+                    shardGuard.release();
+                }
+            }
+        }
     }
 
     /**
@@ -411,6 +546,7 @@ public final class Dataset implements AutoCloseable {
             return record(record, view);
         }
         int shard = shardOf(record);
+        view.unpin(); // before mapping: a thread waiting for a mapping must not hold one that could make room
         for (;;) {
             MappedShard mapped = loaded(shard);
             ReadGuard shardGuard = mapped.guard();
@@ -493,14 +629,19 @@ public final class Dataset implements AutoCloseable {
     /**
      * How many more memory mappings this process may make: the kernel's {@code vm.max_map_count} less the
      * mappings in use and {@link #JVM_HEADROOM} left for the JVM (thread stacks, malloc arenas, code heap,
-     * native libraries). Every shard is one mapping for as long as the dataset is open; a dataset with more
-     * shards than the budget is refused before anything is mapped (rather than mapped lazily with a bound on
-     * live mappings: the loader reads shards in random order, so a bound would mean unmapping and remapping
-     * per record). On systems without {@code /proc} there is no budget.
+     * native libraries), and how many shards of a dataset to keep mapped at once ({@link #limitFor}). On systems
+     * without {@code /proc} there is no budget.
+     *
+     * @param configured the most shards to map at once that the caller asked for (0: {@value
+     *                   #MAX_MAPPED_SHARDS_PROPERTY} or no such limit)
      */
-    record MapBudget(long maxMapCount, long inUse) {
+    record MapBudget(long maxMapCount, long inUse, int configured) {
         static final long JVM_HEADROOM = 4096;
         static final MapBudget UNLIMITED = new MapBudget(Long.MAX_VALUE, 0);
+
+        MapBudget(long maxMapCount, long inUse) {
+            this(maxMapCount, inUse, 0);
+        }
 
         static MapBudget current() {
             Path limit = Path.of("/proc/sys/vm/max_map_count");
@@ -516,19 +657,39 @@ public final class Dataset implements AutoCloseable {
             }
         }
 
-        void check(String dataset, int shards) {
-            if (maxMapCount == Long.MAX_VALUE) {
-                return;
+        MapBudget withLimit(int maxMappedShards) {
+            if (maxMappedShards < MappingBound.MIN_LIMIT) {
+                throw new IllegalArgumentException("maxMappedShards must be at least " + MappingBound.MIN_LIMIT + ": "
+                    + maxMappedShards);
             }
-            long available = maxMapCount - inUse - JVM_HEADROOM;
-            if (shards > available) {
+            return new MapBudget(maxMapCount, inUse, maxMappedShards);
+        }
+
+        /**
+         * How many of a dataset's {@code shards} to keep mapped at once: all of them when they fit both the
+         * mappings left and the configured limit (the dataset then maps every shard at open); else the configured
+         * limit, at most half the mappings left (the other half stays for the rest of the process: a second
+         * dataset, the loader's memory, libraries loaded later).
+         *
+         * @throws IllegalStateException when fewer than {@link MappingBound#MIN_LIMIT} mappings would be left
+         */
+        int limitFor(String dataset, int shards) {
+            long available = maxMapCount == Long.MAX_VALUE ? Long.MAX_VALUE : maxMapCount - inUse - JVM_HEADROOM;
+            int asked = configured > 0 ? configured : Integer.getInteger(MAX_MAPPED_SHARDS_PROPERTY, 0);
+            if (shards <= available && (asked <= 0 || shards <= asked)) {
+                return shards;
+            }
+            long limit = Math.min(asked > 0 ? asked : Long.MAX_VALUE,
+                available == Long.MAX_VALUE ? Long.MAX_VALUE : available / 2);
+            if (limit < MappingBound.MIN_LIMIT) {
                 throw new IllegalStateException("dataset " + dataset + " has " + shards + " shards, but this process"
                     + " may map only " + Math.max(0, available) + " more files: the kernel allows " + maxMapCount
                     + " memory mappings per process (vm.max_map_count), " + inUse + " are in use and " + JVM_HEADROOM
-                    + " are kept for the JVM. pinshard maps every shard while the dataset is open. Raise the limit "
-                    + "(sysctl -w vm.max_map_count=" + Math.max(262_144, 2 * (inUse + JVM_HEADROOM + shards))
+                    + " are kept for the JVM; pinshard needs at least " + MappingBound.MIN_LIMIT + " for shards. Raise"
+                    + " the limit (sysctl -w vm.max_map_count=" + Math.max(262_144, 2 * (inUse + JVM_HEADROOM + shards))
                     + ") or convert into fewer, larger shards (convert --shard-size).");
             }
+            return (int) Math.min(limit, shards);
         }
     }
 }

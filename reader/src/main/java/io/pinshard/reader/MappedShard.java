@@ -15,11 +15,13 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * One shard file mapped read-only. Opening validates the whole structure (header, footer, section
- * tiling, index checksum, every index entry) and records the largest payload and decoded size per codec,
- * which bound what any later read of this shard may claim (the index can change under the mapping: readers
- * re-check each entry they use, see {@link RecordView}). The mapping is released by {@link #close()}, after
- * which {@link #buffer()} refuses; closing twice is harmless.
+ * One shard file mapped read-only. {@link #open} validates the whole structure (header, footer, section
+ * tiling, index checksum, every index entry); {@link #openFrame} validates the frame only (header, footer,
+ * tiling: O(1)) and leaves the index to {@link #checkIndex}, which a {@link Dataset} calls before the shard's
+ * first record is used, so that opening a dataset costs O(shards), not O(records). Checking the index records
+ * the largest payload and decoded size per codec, which bound what any later read of this shard may claim (the
+ * index can change under the mapping: readers re-check each entry they use, see {@link RecordView}). The mapping
+ * is released by {@link #close()}, after which {@link #buffer()} refuses; closing twice is harmless.
  */
 public final class MappedShard implements AutoCloseable {
     private final Path path;
@@ -28,19 +30,23 @@ public final class MappedShard implements AutoCloseable {
     final UnsafeBuffer buffer;
     private final ShardStructure structure;
     private final ReadGuard guard;
-    private final long[] maxPayloadBytes;
-    private final long[] maxDecodedBytes;
+    private final boolean checkIndexCrc;
+    private final RecordLimits limits;
+    private final long[] maxPayloadBytes = new long[Codec.values().length];
+    private final long[] maxDecodedBytes = new long[Codec.values().length];
+    /** Written last by {@link #checkIndex}: a reader that sees true sees the sizes too. */
+    private volatile boolean indexChecked;
 
     private MappedShard(Path path, String dataset, MappedByteBuffer mapping, UnsafeBuffer buffer,
-                        ShardStructure structure, long[] maxPayloadBytes, long[] maxDecodedBytes) {
+                        ShardStructure structure, boolean checkIndexCrc, RecordLimits limits) {
         this.path = path;
         this.dataset = dataset;
         this.mapping = mapping;
         this.buffer = buffer;
         this.structure = structure;
         this.guard = new ReadGuard("shard " + path);
-        this.maxPayloadBytes = maxPayloadBytes;
-        this.maxDecodedBytes = maxDecodedBytes;
+        this.checkIndexCrc = checkIndexCrc;
+        this.limits = limits;
     }
 
     /** Maps and validates a shard against the format's limits only. */
@@ -49,13 +55,28 @@ public final class MappedShard implements AutoCloseable {
     }
 
     /**
-     * Maps and validates a shard.
+     * Maps and validates a shard, its index included.
      *
      * @param dataset       the dataset's name for error messages (may be null)
-     * @param checkIndexCrc whether to checksum the index at open (a scan of 40 bytes per record)
+     * @param checkIndexCrc whether to checksum the index (a scan of 40 bytes per record)
      * @param limits        the shapes the dataset's preprocessing allows ({@link RecordLimits#of})
      */
     public static MappedShard open(Path path, String dataset, boolean checkIndexCrc, RecordLimits limits) {
+        MappedShard shard = openFrame(path, dataset, checkIndexCrc, limits);
+        try {
+            shard.checkIndex();
+        } catch (RuntimeException | Error e) {
+            IoUtil.unmap(shard.mapping);
+            throw e;
+        }
+        return shard;
+    }
+
+    /**
+     * Maps a shard and validates its frame only; {@link #checkIndex} (with these {@code checkIndexCrc} and
+     * {@code limits}) must pass before any of its records is used.
+     */
+    public static MappedShard openFrame(Path path, String dataset, boolean checkIndexCrc, RecordLimits limits) {
         String shardName = path.getFileName().toString();
         long size;
         try {
@@ -78,17 +99,8 @@ public final class MappedShard implements AutoCloseable {
         }
         try {
             UnsafeBuffer buffer = new UnsafeBuffer(mapping);
-            long[] maxPayload = new long[Codec.values().length];
-            long[] maxDecoded = new long[Codec.values().length];
-            // One walk over the index: the format's checks, then the dataset's limits and the largest sizes.
-            ShardStructure structure = ShardStructure.read(buffer, new Crc32c(), checkIndexCrc, (record, entry) -> {
-                limits.check(entry);
-                int codec = entry.codecId();
-                maxPayload[codec] = Math.max(maxPayload[codec], entry.payloadLength());
-                maxDecoded[codec] = Math.max(maxDecoded[codec],
-                    ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels()));
-            });
-            return new MappedShard(path, dataset, mapping, buffer, structure, maxPayload, maxDecoded);
+            ShardStructure structure = ShardStructure.readFrame(buffer, new Crc32c());
+            return new MappedShard(path, dataset, mapping, buffer, structure, checkIndexCrc, limits);
         } catch (ShardFormatException e) {
             IoUtil.unmap(mapping);
             throw e.in(dataset, shardName);
@@ -98,6 +110,48 @@ public final class MappedShard implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             IoUtil.unmap(mapping);
             throw e;
+        }
+    }
+
+    /** Whether {@link #checkIndex} has passed. */
+    public boolean isIndexChecked() {
+        return indexChecked;
+    }
+
+    /**
+     * Checks the index once (its CRC32C unless opened without, then every entry against the format and the
+     * dataset's limits) and records the largest sizes; later calls return at once. The caller keeps the mapping
+     * valid meanwhile (inside a read guard). A failure is thrown again by every later call, not remembered.
+     *
+     * @throws ShardFormatException naming dataset, shard and the first bad record
+     */
+    public void checkIndex() {
+        if (indexChecked) {
+            return;
+        }
+        synchronized (this) {
+            if (indexChecked) {
+                return;
+            }
+            long[] maxPayload = new long[maxPayloadBytes.length];
+            long[] maxDecoded = new long[maxDecodedBytes.length];
+            try {
+                // One walk over the index: the format's checks, then the dataset's limits and the largest sizes.
+                structure.checkIndex(buffer, new Crc32c(), checkIndexCrc, (record, entry) -> {
+                    limits.check(entry);
+                    int codec = entry.codecId();
+                    maxPayload[codec] = Math.max(maxPayload[codec], entry.payloadLength());
+                    maxDecoded[codec] = Math.max(maxDecoded[codec],
+                        ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels()));
+                });
+            } catch (ShardFormatException e) {
+                throw e.in(dataset, name());
+            } catch (InternalError e) {
+                throw RecordView.changedWhileMapped(dataset, name(), -1, e);
+            }
+            System.arraycopy(maxPayload, 0, maxPayloadBytes, 0, maxPayload.length);
+            System.arraycopy(maxDecoded, 0, maxDecodedBytes, 0, maxDecoded.length);
+            indexChecked = true;
         }
     }
 
@@ -131,6 +185,14 @@ public final class MappedShard implements AutoCloseable {
         if (recordInShard < 0 || recordInShard >= recordCount()) {
             throw new IndexOutOfBoundsException("record " + recordInShard + " of shard " + name() + " holding " + recordCount());
         }
+        if (!indexChecked) {
+            acquire();
+            try {
+                checkIndex();
+            } finally {
+                release();
+            }
+        }
         return view.wrap(this, recordInShard, globalRecord);
     }
 
@@ -142,12 +204,12 @@ public final class MappedShard implements AutoCloseable {
         return structure.recordCount();
     }
 
-    /** Largest payload of any {@code codec} record at open (0 when it holds none). */
+    /** Largest payload of any {@code codec} record (0 when it holds none, or before {@link #checkIndex}). */
     public long maxPayloadBytes(Codec codec) {
         return maxPayloadBytes[codec.id()];
     }
 
-    /** Largest decoded size of any {@code codec} record at open (0 when it holds none). */
+    /** Largest decoded size of any {@code codec} record (0 when it holds none, or before {@link #checkIndex}). */
     public long maxDecodedBytes(Codec codec) {
         return maxDecodedBytes[codec.id()];
     }
@@ -175,6 +237,15 @@ public final class MappedShard implements AutoCloseable {
         if (guard.close() == ReadGuard.Outcome.CLOSED) {
             IoUtil.unmap(mapping);
         }
+    }
+
+    /** Unmaps now if no reader is inside ({@link ReadGuard#tryClose}): true when this call closed it. */
+    boolean tryClose() {
+        if (guard.tryClose()) {
+            IoUtil.unmap(mapping);
+            return true;
+        }
+        return false;
     }
 
     /** Refuses further use without unmapping: the mapping goes when the garbage collector finds it unreachable. */

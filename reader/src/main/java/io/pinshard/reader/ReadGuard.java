@@ -101,6 +101,14 @@ public final class ReadGuard {
         return before >= 0 ? Outcome.CLOSED : Outcome.ALREADY_CLOSED;
     }
 
+    /**
+     * Closes only when no reader is inside, without waiting: true when this call closed it (release the memory
+     * now), false when a reader is inside or it was closed already (nothing changed).
+     */
+    public boolean tryClose() {
+        return STATE.compareAndSet(this, 0L, CLOSED);
+    }
+
     /** What {@link #close()} found. */
     public enum Outcome {
         CLOSED, ALREADY_CLOSED, READERS_MAY_REMAIN

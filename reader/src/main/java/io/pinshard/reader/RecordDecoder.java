@@ -277,10 +277,14 @@ public final class RecordDecoder implements AutoCloseable {
         if (memory != null && memory.capacity() >= bytes) {
             return memory;
         }
+        long grown = MIN_SCRATCH;
         if (memory != null) {
+            // At least doubling: a dataset's largest sizes are known only as shards are first used, so a decoder
+            // made at open may meet ever larger records; this bounds the re-allocations to a logarithmic few.
+            grown = 2L * memory.capacity();
             BufferUtil.free(memory);
         }
-        return allocate(Math.max(bytes, MIN_SCRATCH));
+        return allocate(Math.max(bytes, grown));
     }
 
     private static ByteBuffer allocate(long bytes) {

@@ -92,14 +92,15 @@ public final class RecordView {
         }
         Codec entryCodec = Codec.fromId(entry.codecId());
         long decoded = ShardLayout.decodedBytes(entry.height(), entry.width(), entry.channels());
-        // A streamed dataset's largest sizes grow as shards map: check against the shard's own, known at its open.
-        boolean whole = owner != null && !owner.isStreamed();
-        long maxDecoded = whole ? owner.maxDecodedBytes(entryCodec) : mapped.maxDecodedBytes(entryCodec);
-        long maxPayload = whole ? owner.maxPayloadBytes(entryCodec) : mapped.maxPayloadBytes(entryCodec);
+        // A dataset's largest sizes grow as shards are first used: check against the shard's own, known since its
+        // index was checked (which happened before this view could reach it).
+        long maxDecoded = mapped.maxDecodedBytes(entryCodec);
+        long maxPayload = mapped.maxPayloadBytes(entryCodec);
         if (decoded > maxDecoded || entry.payloadLength() > maxPayload) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, mapped.dataset(), mapped.name(), recordInShard,
                 entryCodec.label() + " record of " + entry.payloadLength() + " bytes decoding to " + decoded
-                + " bytes is larger than any record was when the dataset was opened (the index changed since)", null);
+                + " bytes is larger than any record of its shard was when its index was checked (the index changed"
+                + " since)", null);
         }
         this.codec = entryCodec;
         this.height = (int) entry.height();

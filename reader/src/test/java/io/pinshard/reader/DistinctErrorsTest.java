@@ -41,7 +41,7 @@ class DistinctErrorsTest {
         ShardSurgery surgery = new ShardSurgery(dir, SHARD);
         edit.accept(surgery);
         surgery.seal();
-        return assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        return assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
     }
 
     private static void assertNames(ShardFormatException e, Kind kind, long record) {

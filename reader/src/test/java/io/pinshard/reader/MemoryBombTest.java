@@ -36,9 +36,9 @@ class MemoryBombTest {
     }
 
     @Test
-    void lz4EntryClaimingMoreThanItsPayloadCanHoldIsRefusedAtOpen() throws IOException {
+    void lz4EntryClaimingMoreThanItsPayloadCanHoldIsRefusedAtFirstUse() throws IOException {
         reshape(1, 65_535, 10_922, 3); // record 1 is lz4 with a payload of a few dozen bytes
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(Kind.BAD_INDEX_ENTRY, e.kind());
         assertEquals(1, e.record());
         assertTrue(e.getMessage().contains(shardName) && e.getMessage().contains("lz4"), e.getMessage());
@@ -47,11 +47,11 @@ class MemoryBombTest {
     }
 
     @Test
-    void shapesPastTheDatasetsOwnPreprocessingLimitsAreRefusedAtOpenAndByVerify() throws IOException {
+    void shapesPastTheDatasetsOwnPreprocessingLimitsAreRefusedAtFirstUseAndByVerify() throws IOException {
         preprocessing(Map.of("shorterSide", 7, "maxAspect", 4.0, "upscale", false));
-        Dataset.open(dir).close(); // every record as written is within the limits
+        TestImages.openAndTouchEveryShard(dir); // every record as written is within the limits
         reshape(1, 9, 12, 3);
-        ShardFormatException shorter = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException shorter = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(1, shorter.record());
         assertTrue(shorter.getMessage().contains("shorter side 9") && shorter.getMessage().contains(shardName),
             shorter.getMessage());
@@ -59,7 +59,7 @@ class MemoryBombTest {
         assertTrue(problems.stream().anyMatch(p -> p.record() == 1 && p.detail().contains("shorter side 9")),
             "verify applies the same limits as open: " + problems);
         reshape(1, 4, 30, 3);
-        ShardFormatException aspect = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException aspect = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(1, aspect.record());
         assertTrue(aspect.getMessage().contains("aspect"), aspect.getMessage());
     }

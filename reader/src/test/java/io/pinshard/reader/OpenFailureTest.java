@@ -69,23 +69,29 @@ class OpenFailureTest {
     }
 
     @Test
-    void moreShardsThanTheKernelAllowsMappingsIsRefusedBeforeMapping() {
+    void tooFewMappingsLeftForTheBoundIsRefusedBeforeMapping() {
         List<MappedShard> opened = new ArrayList<>();
-        // A kernel allowing only a few mappings beyond what the process holds and the JVM's headroom.
+        Dataset.ShardOpener recording = (file, name, crc, limits) -> {
+            MappedShard shard = MappedShard.open(file, name, crc, limits);
+            opened.add(shard);
+            return shard;
+        };
+        // A kernel allowing one mapping fewer than the shards beyond what the process holds and the JVM's headroom;
+        // half of that (what a bound may take) is below the bound's minimum. (BoundedMappingTest: a bound that fits.)
         Dataset.MapBudget tight = new Dataset.MapBudget(1000 + Dataset.MapBudget.JVM_HEADROOM + shards - 1, 1000);
+        assertTrue((shards - 1) / 2 < MappingBound.MIN_LIMIT, "the test needs fewer shards, got " + shards);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Dataset.open(dir, true, tight,
-            (file, name, crc, limits) -> {
-                MappedShard shard = MappedShard.open(file, name, crc, limits);
-                opened.add(shard);
-                return shard;
-            }));
+            recording));
         assertTrue(opened.isEmpty(), "nothing may be mapped before the refusal");
         String message = e.getMessage();
         assertTrue(message.contains("vm.max_map_count") && message.contains(Integer.toString(shards))
             && message.contains(Long.toString(tight.maxMapCount())), message);
-        // With exactly enough room it opens.
+        // With exactly enough room every shard is mapped at open.
         Dataset.MapBudget enough = new Dataset.MapBudget(1000 + Dataset.MapBudget.JVM_HEADROOM + shards, 1000);
-        Dataset.open(dir, true, enough, MappedShard::open).close();
+        try (Dataset dataset = Dataset.open(dir, true, enough, recording)) {
+            assertEquals(shards, opened.size());
+            assertEquals(Integer.MAX_VALUE, dataset.mappingLimit());
+        }
     }
 
     @Test

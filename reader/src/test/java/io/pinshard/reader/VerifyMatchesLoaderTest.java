@@ -152,7 +152,7 @@ class VerifyMatchesLoaderTest {
         Files.createLink(dir.resolve("shard-99999.pinshard"), dir.resolve(first.file()));
         listAlso(new DatasetManifest.ShardEntry("shard-99999.pinshard", first.records(), first.bytes(), first.crc32c()));
 
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertTrue(e.getMessage().contains("shard-99999.pinshard") && e.getMessage().contains(first.file()), e.getMessage());
         List<Problem> problems = new DatasetVerifier().verify(dir);
         assertTrue(problems.stream().anyMatch(p -> "shard-99999.pinshard".equals(p.shard())), problems.toString());
@@ -167,7 +167,7 @@ class VerifyMatchesLoaderTest {
         Files.copy(dir.resolve(first.file()), dir.resolve(copy));
         listAlso(new DatasetManifest.ShardEntry(copy, first.records(), first.bytes(), first.crc32c()));
 
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(ShardFormatException.Kind.MANIFEST_MISMATCH, e.kind(), e.getMessage());
         assertTrue(e.getMessage().contains(copy) && e.getMessage().contains("shard number"), e.getMessage());
         List<Problem> problems = new DatasetVerifier().verify(dir);
@@ -204,7 +204,7 @@ class VerifyMatchesLoaderTest {
             List<Problem> problems = new DatasetVerifier().verify(dir);
             assertTrue(problems.stream().anyMatch(p -> shard.equals(p.shard())
                 && p.kind() == ShardFormatException.Kind.UNSAFE_FILE), problems.toString());
-            ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+            ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
             assertEquals(ShardFormatException.Kind.UNSAFE_FILE, e.kind(), e.getMessage());
         });
     }
@@ -215,12 +215,12 @@ class VerifyMatchesLoaderTest {
         String shard = Json.readManifest(dir).shards().get(0).file();
         Files.delete(dir.resolve(shard));
         Files.createSymbolicLink(dir.resolve(shard), Path.of("gone.pinshard"));
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertTrue(e.getMessage().contains(shard) && e.getMessage().contains("missing file")
             && e.getMessage().contains(dir.toString()), e.getMessage());
         Files.delete(dir.resolve(shard));
         Files.createDirectory(dir.resolve(shard));
-        e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(ShardFormatException.Kind.UNSAFE_FILE, e.kind(), e.getMessage());
         assertTrue(e.getMessage().contains("a directory"), e.getMessage());
         assertEquals(ShardFormatException.Kind.UNSAFE_FILE, new DatasetVerifier().verify(dir).get(0).kind());
@@ -232,7 +232,7 @@ class VerifyMatchesLoaderTest {
         Files.delete(dir.resolve(DatasetManifest.FILE_NAME));
         Files.createSymbolicLink(dir.resolve(DatasetManifest.FILE_NAME), Path.of("/dev/urandom"));
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-            ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+            ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
             assertEquals(ShardFormatException.Kind.UNSAFE_FILE, e.kind(), e.getMessage());
             List<Problem> problems = new DatasetVerifier().verify(dir);
             assertEquals(ShardFormatException.Kind.UNSAFE_FILE, problems.get(0).kind(), problems.toString());
@@ -245,7 +245,7 @@ class VerifyMatchesLoaderTest {
         String shard = Json.readManifest(dir).shards().get(0).file();
         Files.move(dir.resolve(shard), elsewhere.resolve(shard));
         Files.createSymbolicLink(dir.resolve(shard), elsewhere.resolve(shard));
-        ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dir).close());
+        ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dir));
         assertEquals(ShardFormatException.Kind.UNSAFE_FILE, e.kind(), e.getMessage());
         assertFalse(new DatasetVerifier().verify(dir).isEmpty());
         assertTrue(new DatasetVerifier(true, true).verify(dir).isEmpty(), "allowed, the link is followed");
@@ -269,7 +269,7 @@ class VerifyMatchesLoaderTest {
             List<Problem> problems = new DatasetVerifier().verify(dataset);
             assertTrue(problems.stream().anyMatch(p -> shard.equals(p.shard()) && p.record() == 2
                 && p.kind() == ShardFormatException.Kind.BAD_INDEX_ENTRY), problems.toString());
-            ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open(dataset).close());
+            ShardFormatException e = assertThrows(ShardFormatException.class, () -> TestImages.openAndTouchEveryShard(dataset));
             assertEquals(2, e.record(), e.getMessage());
             assertTrue(e.getMessage().contains("label " + label), e.getMessage());
         }

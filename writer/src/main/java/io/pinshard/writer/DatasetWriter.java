@@ -101,9 +101,14 @@ public final class DatasetWriter implements AutoCloseable {
         return List.copyOf(shards);
     }
 
-    /** Inputs rejected so far, in order. */
-    public List<DatasetManifest.Rejected> rejectedSoFar() {
-        return List.copyOf(rejected);
+    /** How many inputs were rejected so far. */
+    public int rejectedCount() {
+        return rejected.size();
+    }
+
+    /** The inputs rejected after the first {@code from}, in order: what a journal has not yet recorded. */
+    public List<DatasetManifest.Rejected> rejectedSince(int from) {
+        return List.copyOf(rejected.subList(from, rejected.size()));
     }
 
     /**

@@ -157,7 +157,7 @@ public final class LoaderWorker implements Runnable {
             RuntimeException slotMemory = slotMemoryDamage();
             int shard = lastRecord >= 0 ? dataset.shardOf(lastRecord) : -1;
             run.fail(slotMemory != null ? slotMemory : RecordView.changedWhileMapped(dataset.location(),
-                shard >= 0 ? dataset.shard(shard).name() : null,
+                shard >= 0 ? dataset.manifest().shards().get(shard).file() : null, // the name: no mapping, no check
                 shard >= 0 ? lastRecord - dataset.firstRecordOf(shard) : -1, fault), segment);
         } catch (Throwable failure) {
             run.fail(failure, segment);
@@ -246,9 +246,10 @@ public final class LoaderWorker implements Runnable {
                 } finally {
                     view.unpin();
                 }
-            } catch (ShardFormatException unavailable) { // a streamed shard that cannot be fetched or fails its checks
+            } catch (ShardFormatException unavailable) {
+                // A shard that cannot be fetched or mapped, or whose index fails its checks at its first use.
                 throwIfSlotMemoryDamaged();
-                if (!dataset.isStreamed() || options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                     throw unavailable;
                 }
             } finally {

@@ -14,10 +14,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,7 +31,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * Runs a conversion: workers decode, resize and compress inputs in parallel; one thread commits the
  * results to a {@link DatasetWriter} strictly in input order, so the output is byte-identical
- * whatever the worker count. Rejected inputs go to the manifest's rejected list. A journal written
+ * whatever the worker count. Rejected inputs go to the manifest's rejected list. A journal line appended
  * after every finished shard lets a rerun of the same command continue after a crash (kill -9
  * included) and still produce the bytes of an uninterrupted run.
  */
@@ -89,18 +91,17 @@ public final class Converter {
     private ConvertSummary convert(List<InputItem> items, long ignored, Path output, DatasetWriterOptions writerOptions,
                                    String runFingerprint, String shardPrefix, long start) throws IOException, ConvertException {
         Files.createDirectories(output);
-        List<ConvertJournal.JournalShard> resumed = prepareOutput(output, runFingerprint);
-        List<DatasetManifest.ShardEntry> finishedShards = new ArrayList<>();
+        ConvertJournal journal = readJournal(output);
+        List<ConvertJournal.JournalShard> resumed = prepareOutput(output, runFingerprint, journal);
+        List<DatasetManifest.ShardEntry> finishedShards = new ArrayList<>(resumed.size());
         List<DatasetManifest.Rejected> rejectedBefore = new ArrayList<>();
         int next = 0;
         if (!resumed.isEmpty()) {
-            ConvertJournal journal = ConvertJournal.read(output);
             ConvertJournal.JournalShard last = resumed.get(resumed.size() - 1);
             resumed.forEach(entry -> finishedShards.add(entry.shard()));
             rejectedBefore.addAll(journal.rejected().subList(0, last.rejectedBefore()));
             next = (int) last.nextInput();
         }
-        List<ConvertJournal.JournalShard> journalShards = new ArrayList<>(resumed);
         progress.started(items.size(), next);
         long haltAfter = Long.getLong(HALT_AFTER_COMMITS_PROPERTY, -1);
         long haltAfterShards = Long.getLong(HALT_AFTER_SHARDS_PROPERTY, -1);
@@ -109,19 +110,23 @@ public final class Converter {
         long commits = 0;
         ExecutorService pool = Executors.newFixedThreadPool(options.workers(), workerThreads());
         ThreadLocal<ImageProcessor> processors = ThreadLocal.withInitial(() -> new ImageProcessor(options));
-        try (DatasetWriter writer = DatasetWriter.resume(output, writerOptions, shardPrefix, finishedShards, rejectedBefore)) {
+        try (ConvertJournalWriter journalWriter = ConvertJournalWriter.start(output, runFingerprint, resumed, rejectedBefore);
+             DatasetWriter writer = DatasetWriter.resume(output, writerOptions, shardPrefix, finishedShards, rejectedBefore)) {
             long[] cursor = {next};
+            long[] shardsThisRun = {0};
+            int[] journalledRejections = {rejectedBefore.size()};
             writer.onShardFinished(shard -> {
-                if (journalShards.size() - resumed.size() + 1 == haltAfterShards) {
+                if (++shardsThisRun[0] == haltAfterShards) {
                     Runtime.getRuntime().halt(137);
                 }
-                List<DatasetManifest.Rejected> rejected = writer.rejectedSoFar();
-                journalShards.add(new ConvertJournal.JournalShard(shard, cursor[0], rejected.size()));
+                int rejected = writer.rejectedCount();
                 try {
-                    new ConvertJournal(runFingerprint, List.copyOf(journalShards), rejected).write(output);
+                    journalWriter.append(new ConvertJournal.JournalShard(shard, cursor[0], rejected),
+                        writer.rejectedSince(journalledRejections[0]));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
+                journalledRejections[0] = rejected;
             });
             ArrayDeque<Future<ConvertedImage>> window = new ArrayDeque<>();
             int windowSize = options.workers() * 4;
@@ -184,15 +189,8 @@ public final class Converter {
      * Makes {@code output} ready: keeps the journalled shards that are intact (the resume point) and
      * removes everything else this tool writes (unfinished temporaries, shards after the resume point).
      */
-    private static List<ConvertJournal.JournalShard> prepareOutput(Path output, String runFingerprint)
-        throws IOException, ConvertException {
-        ConvertJournal journal;
-        try {
-            journal = ConvertJournal.read(output);
-        } catch (IOException e) {
-            throw new ConvertException(output + " holds an unreadable " + ConvertJournal.FILE_NAME + " (" + e.getMessage()
-                + "); remove the directory to start over", e);
-        }
+    private static List<ConvertJournal.JournalShard> prepareOutput(Path output, String runFingerprint,
+                                                                   ConvertJournal journal) throws IOException, ConvertException {
         List<Path> entries;
         try (Stream<Path> list = Files.list(output)) {
             entries = list.toList();
@@ -207,7 +205,8 @@ public final class Converter {
                 + output + " holds an unfinished conversion of other inputs or options");
         }
         List<ConvertJournal.JournalShard> intact = journal == null ? List.of() : journal.intactPrefix(output);
-        List<String> keep = intact.stream().map(s -> s.shard().file()).toList();
+        Set<String> keep = new HashSet<>(intact.size() * 2);
+        intact.forEach(s -> keep.add(s.shard().file()));
         for (Path entry : entries) {
             String name = entry.getFileName().toString();
             if (isOurs(entry) && !keep.contains(name) && !name.equals(ConvertJournal.FILE_NAME)) {
@@ -215,6 +214,15 @@ public final class Converter {
             }
         }
         return intact;
+    }
+
+    private static ConvertJournal readJournal(Path output) throws ConvertException {
+        try {
+            return ConvertJournal.read(output);
+        } catch (IOException e) {
+            throw new ConvertException(output + " holds an unreadable " + ConvertJournal.FILE_NAME + " (" + e.getMessage()
+                + "); remove the directory to start over", e);
+        }
     }
 
     private static boolean isOurs(Path path) {

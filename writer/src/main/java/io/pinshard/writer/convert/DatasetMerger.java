@@ -37,6 +37,7 @@ public final class DatasetMerger {
             throw new IllegalArgumentException(output + " already holds a dataset");
         }
         DatasetManifest[] byIndex = null;
+        Path[] partDirs = null;
         DatasetManifest first = null;
         for (Path part : parts) {
             DatasetManifest manifest = Json.readManifest(part);
@@ -45,6 +46,7 @@ public final class DatasetMerger {
             if (first == null) {
                 first = manifest;
                 byIndex = new DatasetManifest[spec.count()];
+                partDirs = new Path[spec.count()];
             }
             Map<?, ?> firstConvert = convertMetadata(part, first);
             if (spec.count() != byIndex.length
@@ -59,13 +61,10 @@ public final class DatasetMerger {
                 throw new IllegalArgumentException("part " + spec + " is given twice (" + part + ")");
             }
             byIndex[spec.index()] = manifest;
+            partDirs[spec.index()] = part;
         }
         if (byIndex == null) {
             throw new IllegalArgumentException("no part directories given");
-        }
-        List<Path> partDirs = new ArrayList<>(java.util.Collections.nCopies(byIndex.length, (Path) null));
-        for (Path part : parts) {
-            partDirs.set(PartSpec.parse(String.valueOf(convertMetadata(part, Json.readManifest(part)).get("part"))).index(), part);
         }
         for (int i = 0; i < byIndex.length; i++) {
             if (byIndex[i] == null) {
@@ -73,14 +72,15 @@ public final class DatasetMerger {
             }
         }
         Files.createDirectories(output);
+        // Each part's manifest is read once and each shard costs a size check and a link: O(1) per shard.
         List<DatasetManifest.ShardEntry> shards = new ArrayList<>();
         List<DatasetManifest.Rejected> rejected = new ArrayList<>();
         long records = 0;
         long bytes = 0;
         for (int i = 0; i < byIndex.length; i++) {
             for (DatasetManifest.ShardEntry shard : byIndex[i].shards()) {
-                Path source = partDirs.get(i).resolve(shard.file());
-                ManifestRules.checkShardSize(partDirs.get(i).toString(), shard, Files.size(source));
+                Path source = partDirs[i].resolve(shard.file());
+                ManifestRules.checkShardSize(partDirs[i].toString(), shard, Files.size(source));
                 linkOrCopy(source, output.resolve(shard.file()));
                 shards.add(shard);
                 records += shard.records();
@@ -90,7 +90,7 @@ public final class DatasetMerger {
         }
         Map<String, Object> metadata = new LinkedHashMap<>(first.metadata());
         Map<String, Object> convert = new LinkedHashMap<>();
-        convertMetadata(partDirs.get(0), first).forEach((k, v) -> convert.put(String.valueOf(k), v));
+        convertMetadata(partDirs[0], first).forEach((k, v) -> convert.put(String.valueOf(k), v));
         convert.put("part", null);
         convert.put("mergedParts", byIndex.length);
         convert.put("inputs", convert.get("totalInputs"));
