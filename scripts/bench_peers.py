@@ -78,6 +78,7 @@ def summarise(rows):
         keys = [k for k, v in runs[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
         out[loader] = {k: median([r[k] for r in runs if k in r]) for k in keys}
         out[loader]["rounds"] = len(runs)
+        out[loader]["per_round"] = [r["images_per_s"] for r in sorted(runs, key=lambda r: r.get("round", 0))]
     return out
 
 
@@ -417,9 +418,11 @@ def race_one(loader, args):
             elif event["event"] == "done":
                 latest = sampler.sample()
                 cpu = tree_cpu_delta(base, latest)
+                own = latest.get(child.pid, 0.0) - base.get(child.pid, 0.0)  # the training process itself
                 result.update(images=event["images"], seconds=event["seconds"],
                               images_per_s=event["images"] / event["seconds"],
                               cpu_s_per_1000=1000 * cpu / event["images"],
+                              trainer_cpu_s_per_1000=1000 * own / event["images"],
                               cpu_cores=cpu / event["seconds"], processes=len(latest))
                 child.stdin.write("bye\n")
                 child.stdin.flush()
@@ -469,17 +472,19 @@ def table(summary, conversion, loaders):
     peers = [l for l in loaders if not l.startswith("pinshard") and l in summary]
     fastest = max(peers, key=lambda l: summary[l]["images_per_s"]) if peers else None
     quickest = min(peers, key=lambda l: summary[l]["first_batch_s"]) if peers else None
-    print("| loader | images/s | CPU s / 1,000 images | peak RSS, all processes (MiB) | peak PSS (MiB) "
-          "| first batch (s) | conversion (s) | rounds |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| loader | images/s | CPU s / 1,000 images | of which the training process | peak RSS, all processes (MiB) "
+          "| peak PSS (MiB) | first batch (s) | conversion (s) | images/s per round |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for loader in loaders:
         if loader not in summary:
-            print("| %s | failed | | | | | %s | 0 |" % (loader, conversion.get(loader, "")))
+            print("| %s | failed | | | | | | %s | |" % (loader, conversion.get(loader, "")))
             continue
         s = summary[loader]
-        print("| %s | %.0f | %.2f | %.0f | %.0f | %.2f | %.1f | %d |"
-              % (loader, s["images_per_s"], s["cpu_s_per_1000"], s["peak_rss_mib"], s["peak_pss_mib"],
-                 s["first_batch_s"], conversion.get(loader, float("nan")), s["rounds"]))
+        print("| %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.1f | %s |"
+              % (loader, s["images_per_s"], s["cpu_s_per_1000"], s.get("trainer_cpu_s_per_1000", float("nan")),
+                 s["peak_rss_mib"], s["peak_pss_mib"],
+                 s["first_batch_s"], conversion.get(loader, float("nan")),
+                 " / ".join("%.0f" % v for v in s["per_round"])))
     if fastest is None:
         return
     f = summary[fastest]
