@@ -28,7 +28,7 @@ import threading
 import time
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-LOADERS = ["pinshard-raw", "pinshard-jpeg", "webdataset", "streaming-jpeg", "streaming-raw", "litdata-jpeg",
+LOADERS = ["pinshard-raw", "pinshard-jpeg", "pinshard-raw-uint8", "webdataset", "streaming-jpeg", "streaming-raw", "litdata-jpeg",
            "litdata-raw", "pytorch-files"]
 PEERS = {"webdataset": ["webdataset/src"], "streaming": ["streaming", "stubs"],
          "litdata": ["litdata/src", "lightning-utilities/src"]}
@@ -199,6 +199,7 @@ def convert(args):
     timed("litdata-jpeg", litdata_chunks(_litdata_jpeg, "4MB"))
     timed("litdata-raw", litdata_chunks(_litdata_raw, "64MB"))
     times["pytorch-files"] = 0.0
+    times["pinshard-raw-uint8"] = times["pinshard-raw"]
     print(json.dumps({"conversion_s": times, "images": len(files)}), flush=True)
     return times
 
@@ -235,7 +236,11 @@ def make_loader(name, args):
     if name.startswith("pinshard"):
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
         from pinshard.torch import PinshardDataset
-        ds = PinshardDataset(fmt, batch_size=batch, crop=224, workers=workers, seed=0, mean=MEAN, std=STD)
+        if name.endswith("-uint8"):  # a diagnostic row, not the race's output: the ring's own uint8 NHWC views
+            ds = PinshardDataset(fmt[:-len("-uint8")], batch_size=batch, crop=224, workers=workers, seed=0,
+                                 dtype=torch.uint8, layout="NHWC", copy=False)
+        else:
+            ds = PinshardDataset(fmt, batch_size=batch, crop=224, workers=workers, seed=0, mean=MEAN, std=STD)
 
         def epoch(e):
             ds.set_epoch(e)
@@ -307,12 +312,15 @@ def run_one(args):
         for batch_images, labels in epochs(epoch):
             now = time.perf_counter()
             if not checked:  # every loader must hand out the same kind of tensor
-                if (batch_images.dtype != torch.float32 or tuple(batch_images.shape[1:]) != (3, 224, 224)
+                expected = ((torch.uint8, (224, 224, 3)) if args.loader.endswith("-uint8")
+                            else (torch.float32, (3, 224, 224)))
+                if ((batch_images.dtype, tuple(batch_images.shape[1:])) != expected
                         or not batch_images.is_contiguous()):
-                    raise SystemExit("%s: expected float32 [N, 3, 224, 224] contiguous, got %s %s"
-                                     % (args.loader, batch_images.dtype, tuple(batch_images.shape)))
+                    raise SystemExit("%s: expected %s [N, %s] contiguous, got %s %s"
+                                     % (args.loader, expected[0], expected[1], batch_images.dtype,
+                                        tuple(batch_images.shape)))
                 first, checked = now - started, True
-                say("first", seconds=first, mean=float(batch_images.mean()), std=float(batch_images.std()))
+                say("first", seconds=first)
             taken += 1
             if measuring:
                 images += batch_images.shape[0]
@@ -469,7 +477,7 @@ def race(args):
 
 
 def table(summary, conversion, loaders):
-    peers = [l for l in loaders if not l.startswith("pinshard") and l in summary]
+    peers = [l for l in loaders if not l.startswith("pinshard") and l in summary]  # pinshard-raw-uint8: no peer
     fastest = max(peers, key=lambda l: summary[l]["images_per_s"]) if peers else None
     quickest = min(peers, key=lambda l: summary[l]["first_batch_s"]) if peers else None
     print("| loader | images/s | CPU s / 1,000 images | of which the training process | peak RSS, all processes (MiB) "
