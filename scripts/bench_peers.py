@@ -8,15 +8,17 @@ LitData and PyTorch's DataLoader over files, on the same JPEGs, side by side in 
   bench_peers.py stats                                     self-check of the statistics (quick, no data)
 
 Every loader yields float32 NCHW batches of 256, RandomResizedCrop 224 + horizontal flip, normalised with
-ImageNet's mean/std, from 2 CPU workers (pinshard: 2 server worker threads; the peers: DataLoader(num_workers=2)).
+ImageNet's mean/std, from 2 CPU workers (pinshard: 2 server worker threads; the peers: DataLoader(num_workers=2)),
+except the diagnostic pinshard-raw-uint8 row (the ring's own uint8 NHWC views: the cost of the float conversion).
 Each `run` is a fresh process; the parent (this `race`) samples the whole process tree (the loader process, its
 DataLoader workers or its JVM server) every 0.2 s: CPU seconds over the measured window (utime + stime from
 /proc), peak RSS summed over the tree and peak PSS (RSS with shared pages divided between their sharers: the ring
 and mapped shards are shared between processes, RSS counts them in each).
 
-The peers' sources come from PEERS (bench-peers.sh extracts them from git mirrors, or pip-installed packages are
-used where no mirror exists); MosaicML Streaming imports `transformers` for three names only (isinstance checks in
-its DataLoader subclass and a tokenizer in its text datasets): a stub package in WORK/stubs provides them.
+The peers' sources come from --peers DIR (bench-peers.sh extracts them from git mirrors; pip-installed packages
+are used where DIR lacks one); MosaicML Streaming imports `transformers` for three names only (isinstance checks in
+its DataLoader subclass and a tokenizer in its text datasets): a stub package in DIR/stubs provides them. LitData
+needs torch.uint16 (torch >= 2.3): a placeholder is set before its import (see import_peer).
 """
 import argparse
 import json
