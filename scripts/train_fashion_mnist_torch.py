@@ -6,8 +6,10 @@ the images come from the PNG ImageFolder trees of scripts/fetch-fashion-mnist.sh
 DataLoader; with --loader pinshard they come from the pinshard datasets of the same script through `pinshard serve`
 and the Python client (python/pinshard), with the Java example's crops (train: random-resized-crop, same scale and
 ratio, flip 0.5, drop last; test: eval mode, eval crop fraction 1.0, i.e. the stored images): that separates the
-loader from the trainer when the two examples disagree.
-Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--loader torch|pinshard] [--data DIR] [--epochs 5]
+loader from the trainer when the two examples disagree. --loader dataset is the same through
+`pinshard.torch.PinshardDataset` (the package's IterableDataset: its server, its float32 NCHW normalised batches),
+the way a PyTorch user would write it.
+Usage: /usr/bin/python3 scripts/train_fashion_mnist_torch.py [--loader torch|pinshard|dataset] [--data DIR] [--epochs 5]
        [--log FILE] ...
 """
 import argparse
@@ -66,8 +68,9 @@ def main():
     p.add_argument("--steps-per-epoch", type=int, default=0, help="stop each epoch after N batches (0: all)")
     p.add_argument("--print-every", type=int, default=100)
     p.add_argument("--log", default="")
-    p.add_argument("--loader", choices=("torch", "pinshard"), default="torch",
-                   help="torchvision ImageFolder + DataLoader, or pinshard serve through python/pinshard")
+    p.add_argument("--loader", choices=("torch", "pinshard", "dataset"), default="torch",
+                   help="torchvision ImageFolder + DataLoader, pinshard serve through python/pinshard's Ring, or "
+                        "python/pinshard's PinshardDataset")
     a = p.parse_args()
     torch.manual_seed(a.seed)
     random.seed(a.seed)
@@ -78,6 +81,8 @@ def main():
     with contextlib.ExitStack() as stack:
         if a.loader == "torch":
             train, test, n_train, n_test = torch_loaders(a)
+        elif a.loader == "dataset":
+            train, test, n_train, n_test = dataset_loaders(a, stack)
         else:
             train, test, n_train, n_test = pinshard_loaders(a, stack)
         train_and_score(a, train, test, n_train, n_test)
@@ -132,13 +137,36 @@ def pinshard_loaders(a, stack):
             train_ring.samples_per_epoch, test_ring.samples_per_epoch)
 
 
+def dataset_loaders(a, stack):
+    """`pinshard.torch.PinshardDataset` on the same datasets with the same options as `pinshard_loaders`: it
+    normalises itself (float32 NCHW, (x / 255 - mean) / std per channel) and yields int64 labels."""
+    if a.train_limit:
+        sys.exit("--train-limit works with --loader torch only")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from pinshard.torch import PinshardDataset
+    common = dict(crop=28, workers=a.workers, mean=(MEAN,) * 3, std=(STD,) * 3)
+    train_ds = stack.enter_context(PinshardDataset(
+        os.path.join(a.data, "train"), batch_size=a.batch, seed=a.seed, order="random", scale=tuple(a.scale),
+        ratio=RATIO, flip=0.5, drop_last=True, **common))
+    test_ds = stack.enter_context(PinshardDataset(
+        os.path.join(a.data, "test"), batch_size=500, order="sequential", eval=True,
+        server_options={"eval_crop_fraction": 1.0}, **common))
+
+    def train(epoch):
+        train_ds.set_epoch(epoch)
+        return iter(train_ds)
+
+    return (train, (lambda: iter(test_ds)), len(train_ds) * a.batch,
+            test_ds._ring().samples_per_epoch)  # drop last: len() batches of a.batch
+
+
 def train_and_score(a, train, test, n_train, n_test):
     model = Net()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     per_epoch = n_train // a.batch  # drop_last
     total_steps = a.epochs * (min(a.steps_per_epoch, per_epoch) if a.steps_per_epoch else per_epoch)
     log = open(a.log, "w") if a.log else None
-    source = "DataLoader" if a.loader == "torch" else "pinshard serve loader"
+    source = {"torch": "DataLoader", "pinshard": "pinshard serve loader", "dataset": "PinshardDataset"}[a.loader]
     print(f"pytorch {torch.__version__}: {n_train} train / {n_test} test images, batch {a.batch}, "
           f"{a.epochs} epochs, {a.workers} {source} workers, {a.threads} torch threads, "
           f"RandomResizedCrop scale {a.scale[0]}-{a.scale[1]} + flip, Adam lr {a.lr} (cosine to 0), seed {a.seed}")
