@@ -45,7 +45,7 @@ trap stop_store EXIT
 endpoint=""
 if [[ -n "$store_cpu" ]]; then
   mkfifo "$work/store-input"
-  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.s3.S3TestServer "$work/endpoint" \
+  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.testkit.S3TestServer "$work/endpoint" \
     < "$work/store-input" &
   server_pid=$!
   exec 3> "$work/store-input"  # the store serves until this closes

@@ -114,13 +114,7 @@ class DataWaitContextTest {
      * every round, so the least of five under 1 KiB shows the steps allocate nothing.
      */
     private static long leastAllocated(Runnable round) {
-        long least = Long.MAX_VALUE;
-        for (int run = 0; run < 5 && least >= 1024; run++) {
-            long before = HeapCounter.currentThreadAllocatedBytes();
-            round.run();
-            least = Math.min(least, HeapCounter.currentThreadAllocatedBytes() - before);
-        }
-        return least;
+        return HeapRounds.least(5, HeapRounds.QUIET_BYTES - 1, round);
     }
 
     @Test

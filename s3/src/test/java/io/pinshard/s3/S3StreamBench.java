@@ -1,29 +1,30 @@
 package io.pinshard.s3;
 
 import io.pinshard.format.Codec;
-import io.pinshard.reader.Dataset;
-import io.pinshard.reader.RecordView;
-import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.Epoch;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
+import io.pinshard.testkit.S3TestServer;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
-import java.util.Locale;
 import org.agrona.concurrent.UnsafeBuffer;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -217,7 +218,7 @@ public final class S3StreamBench {
     }
 
     private static S3Settings settings(S3TestServer server, URI endpoint) {
-        return (server != null ? server.settings() : S3TestServer.settingsFor(endpoint))
+        return S3TestSettings.of(server != null ? server : S3TestServer.at(endpoint))
             .concurrentFetches(Integer.getInteger("bench.concurrentFetches",
                 S3Settings.Builder.DEFAULT_CONCURRENT_FETCHES)).build();
     }

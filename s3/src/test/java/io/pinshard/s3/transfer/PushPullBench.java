@@ -4,7 +4,8 @@ import io.pinshard.format.Json;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.s3.S3TestSettings;
+import io.pinshard.testkit.S3TestServer;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ public final class PushPullBench {
         long bytes = Json.readManifest(local).bytes();
         int shards = Json.readManifest(local).shards().size();
         try (S3TestServer server = S3TestServer.start();
-             S3Client s3 = S3Clients.create(server.settings().build())) {
+             S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket("bench"));
             S3Location at = S3Location.parse("s3://bench/ds");
             long t0 = System.nanoTime();

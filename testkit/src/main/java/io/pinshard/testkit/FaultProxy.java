@@ -1,4 +1,4 @@
-package io.pinshard.s3;
+package io.pinshard.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * verify) except for {@code Connection: close}: one request per connection keeps the cutting simple. Faults apply to
  * GETs whose path contains a rule's text, as many times as the rule says; {@link #applied} counts them.
  */
-final class FaultProxy implements AutoCloseable {
-    enum Fault {
+public final class FaultProxy implements AutoCloseable {
+    public enum Fault {
         /** Half the body, then a TCP reset. */
         RESET_MID_BODY,
         /** 500 InternalError, nothing forwarded. */
@@ -39,8 +39,8 @@ final class FaultProxy implements AutoCloseable {
         TRICKLE
     }
 
-    static final long SLOW_MILLIS = 2_500;
-    static final int TRICKLE_BYTES_PER_SECOND = 16 << 10;
+    public static final long SLOW_MILLIS = 2_500;
+    public static final int TRICKLE_BYTES_PER_SECOND = 16 << 10;
 
     private record Rule(String pathContains, Fault fault, AtomicInteger remaining) {
     }
@@ -53,7 +53,7 @@ final class FaultProxy implements AutoCloseable {
     private volatile int throttleBytesPerSecond;
     private final Thread acceptor;
 
-    FaultProxy(URI upstream) throws IOException {
+    public FaultProxy(URI upstream) throws IOException {
         this.upstream = new InetSocketAddress(upstream.getHost(), upstream.getPort());
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.acceptor = new Thread(this::accept, "fault-proxy");
@@ -61,31 +61,31 @@ final class FaultProxy implements AutoCloseable {
         this.acceptor.start();
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getLocalPort());
     }
 
     /** Breaks the next {@code times} GETs whose path contains {@code pathContains} with {@code fault}. */
-    FaultProxy inject(String pathContains, Fault fault, int times) {
+    public FaultProxy inject(String pathContains, Fault fault, int times) {
         rules.add(new Rule(pathContains, fault, new AtomicInteger(times)));
         return this;
     }
 
     /** Every body sent at most this fast (0: full speed); for tests that want downloads to last. */
-    void throttle(int bytesPerSecond) {
+    public void throttle(int bytesPerSecond) {
         this.throttleBytesPerSecond = bytesPerSecond;
     }
 
-    void clear() {
+    public void clear() {
         rules.clear();
     }
 
-    int applied(Fault fault) {
+    public int applied(Fault fault) {
         AtomicInteger count = applied.get(fault);
         return count == null ? 0 : count.get();
     }
 
-    int requests() {
+    public int requests() {
         return requests.get();
     }
 

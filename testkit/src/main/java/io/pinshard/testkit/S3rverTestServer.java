@@ -1,4 +1,4 @@
-package io.pinshard.s3;
+package io.pinshard.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * {@link #unavailable()} says why and tests skip, unless {@code PINSHARD_REQUIRE_S3RVER=1} (set by {@code .ci/run})
  * makes that a failure.
  */
-public final class S3rverTestServer implements AutoCloseable {
+public final class S3rverTestServer implements S3Endpoint, AutoCloseable {
     /** s3rver's built-in account. */
     public static final String ACCESS_KEY = "S3RVER";
     public static final String SECRET_KEY = "S3RVER";
@@ -204,6 +204,7 @@ public final class S3rverTestServer implements AutoCloseable {
         return truststore;
     }
 
+    @Override
     public URI endpoint() {
         return endpoint;
     }
@@ -214,10 +215,14 @@ public final class S3rverTestServer implements AutoCloseable {
             "-Djavax.net.ssl.trustStorePassword=" + TRUSTSTORE_PASSWORD, "-Djavax.net.ssl.trustStoreType=PKCS12");
     }
 
-    /** Settings for a client of this server: its endpoint, path style, its account. */
-    public S3Settings.Builder settings() {
-        return S3Settings.builder().endpoint(endpoint).pathStyle(true).region("us-east-1")
-            .credentials(ACCESS_KEY, SECRET_KEY);
+    @Override
+    public String accessKey() {
+        return ACCESS_KEY;
+    }
+
+    @Override
+    public String secretKey() {
+        return SECRET_KEY;
     }
 
     /** The bytes s3rver keeps for {@code bucket}/{@code key}, read from its directory, not through S3. */

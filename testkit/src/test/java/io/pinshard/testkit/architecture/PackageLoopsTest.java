@@ -1,4 +1,4 @@
-package io.pinshard.jmh;
+package io.pinshard.testkit.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

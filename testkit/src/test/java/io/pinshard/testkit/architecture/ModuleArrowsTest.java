@@ -1,4 +1,4 @@
-package io.pinshard.jmh;
+package io.pinshard.testkit.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,7 +20,8 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * The module arrows follow the data path: format-spec at the bottom; memory (the batch-memory API), jpeg (the
+ * The module arrows follow the data path: format-spec at the bottom, with testkit (the tests' shared support, nothing
+ * of ours, only ever a test dependency) beside it; memory (the batch-memory API), jpeg (the
  * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
  * on top of those; loader (the training data loader) on the reader; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
  * libtorch adapter) on the reader and cuda-bridge; spark (the Spark data source) on writer and reader, nothing on it; the tools, cli and jmh, on everything and nothing on them but acceptance (the user-path tests), above all. Read
@@ -30,6 +31,7 @@ class ModuleArrowsTest {
     /** A module's level; a main dependency points strictly down, a test one down or sideways. */
     static final Map<String, Integer> LEVEL = Map.ofEntries(
         Map.entry("format-spec", 0),
+        Map.entry("testkit", 0),
         Map.entry("memory", 1),
         Map.entry("jpeg", 1),
         Map.entry("baseline", 1),
@@ -140,6 +142,19 @@ class ModuleArrowsTest {
         assertEquals(List.of(), upward(arrows), "arrows that point up or sideways: " + arrows);
         assertTrue(arrows.contains(new Arrow("cli", "baseline", "compile")), "arrows read: " + arrows);
         assertTrue(arrows.contains(new Arrow("jmh", "baseline", "compile")), "arrows read: " + arrows);
+    }
+
+    @Test
+    void theTestkitIsOnlyEverATestDependency() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        for (Arrow arrow : arrows()) {
+            if (arrow.to().equals("testkit") && !"test".equals(arrow.scope())
+                || arrow.from().equals("testkit")) {
+                wrong.add(arrow.toString());
+            }
+        }
+        assertEquals(List.of(), wrong, "the testkit is test support, and needs nothing of ours");
+        assertTrue(arrows().contains(new Arrow("s3", "testkit", "test")));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.pinshard.s3;
+package io.pinshard.testkit;
 
 import java.net.URI;
 import java.util.Properties;
@@ -12,7 +12,7 @@ import org.jclouds.blobstore.BlobStoreContext;
  * A real S3 server (s3proxy over jclouds' in-memory store) on 127.0.0.1 and a free port, for tests. It checks
  * AWS signatures, so a client with the wrong key fails as it would against a real store.
  */
-public final class S3TestServer implements AutoCloseable {
+public final class S3TestServer implements S3Endpoint, AutoCloseable {
     public static final String ACCESS_KEY = "pinshard-test-key";
     public static final String SECRET_KEY = "pinshard-test-secret";
 
@@ -48,19 +48,31 @@ public final class S3TestServer implements AutoCloseable {
         return new S3TestServer(context, proxy);
     }
 
+    @Override
     public URI endpoint() {
         return URI.create("http://127.0.0.1:" + proxy.getPort());
     }
 
-    /** Settings for a client of this server: its endpoint, path style, its credentials, quick retries. */
-    public S3Settings.Builder settings() {
-        return settingsFor(endpoint());
+    @Override
+    public String accessKey() {
+        return ACCESS_KEY;
     }
 
-    /** Settings for a client of a test server at {@code endpoint} (one started by {@link #main} in another JVM). */
-    public static S3Settings.Builder settingsFor(URI endpoint) {
-        return S3Settings.builder().endpoint(endpoint).pathStyle(true).region("us-east-1")
-            .credentials(ACCESS_KEY, SECRET_KEY);
+    @Override
+    public String secretKey() {
+        return SECRET_KEY;
+    }
+
+    /** This server's account at {@code endpoint}: a test server started by {@link #main} in another JVM. */
+    public static S3Endpoint at(URI endpoint) {
+        return S3Endpoint.of(endpoint, ACCESS_KEY, SECRET_KEY);
+    }
+
+    /** Makes the buckets {@code names} (empty), straight in the store. */
+    public void createBuckets(String... names) {
+        for (String name : names) {
+            blobStore().createContainerInLocation(null, name);
+        }
     }
 
     /**
