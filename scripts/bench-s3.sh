@@ -32,8 +32,8 @@ while [[ $# -gt 0 ]]; do
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
-# The s3 module's classes, test classes and test scope, as its build wrote them (no Maven after `mvn verify`).
-classpath="$("$root/scripts/module-classpath.sh" --tests s3)"
+# The examples module's classes and test scope, as its build wrote them (no Maven after `mvn verify`).
+classpath="$("$root/scripts/module-classpath.sh" examples)"
 read -r -a flags <<< "$("$root/scripts/jvm-flags.sh" java)"
 work="$(mktemp -d)"
 server_pid=""
@@ -61,4 +61,4 @@ pin=()
 [[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")
 read -r -a extra <<< "${BENCH_S3_JAVA_OPTS:-}"  # e.g. -Xlog:gc:file=/tmp/gc.log
 ${pin[@]+"${pin[@]}"} java "${flags[@]}" ${extra[@]+"${extra[@]}"} -cp "$classpath" \
-  io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$pairs" "$epochs" "$workers" "$repeat" $endpoint
+  io.pinshard.examples.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$pairs" "$epochs" "$workers" "$repeat" $endpoint

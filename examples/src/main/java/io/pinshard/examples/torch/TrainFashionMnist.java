@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.pytorch.BatchNorm2dImpl;

@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,10 +1,18 @@
-package io.pinshard.s3.transfer;
+package io.pinshard.examples.s3;
 
 import io.pinshard.format.Json;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3TestSettings;
+import io.pinshard.s3.transfer.DatasetPull;
+import io.pinshard.s3.transfer.DatasetPush;
+import io.pinshard.s3.transfer.PullOptions;
+import io.pinshard.s3.transfer.PullResult;
+import io.pinshard.s3.transfer.PushOptions;
+import io.pinshard.s3.transfer.PushResult;
+import io.pinshard.s3.transfer.TestDatasets;
+import io.pinshard.s3.transfer.TransferProgress;
 import io.pinshard.testkit.S3TestServer;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

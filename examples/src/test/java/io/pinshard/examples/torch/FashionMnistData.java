@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;

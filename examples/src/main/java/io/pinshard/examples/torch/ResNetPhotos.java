@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import io.pinshard.memory.DataWaitMonitor;
 import io.pinshard.reader.Dataset;

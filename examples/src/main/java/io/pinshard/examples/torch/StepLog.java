@@ -1,4 +1,4 @@
-package io.pinshard.torch.examples;
+package io.pinshard.examples.torch;
 
 import java.io.IOException;
 import java.io.PrintWriter;

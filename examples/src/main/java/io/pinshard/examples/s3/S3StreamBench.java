@@ -1,4 +1,4 @@
-package io.pinshard.s3;
+package io.pinshard.examples.s3;
 
 import io.pinshard.format.Codec;
 import io.pinshard.loader.Epoch;
@@ -8,6 +8,12 @@ import io.pinshard.loader.options.SampleOrder;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.s3.S3Clients;
+import io.pinshard.s3.S3Location;
+import io.pinshard.s3.S3Settings;
+import io.pinshard.s3.S3ShardSource;
+import io.pinshard.s3.S3TestData;
+import io.pinshard.s3.S3TestSettings;
 import io.pinshard.testkit.S3TestServer;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
