@@ -1,4 +1,4 @@
-package io.pinshard.reader;
+package io.pinshard.jpeg;
 
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR_RGB;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_GRAYSCALE;
@@ -14,9 +14,9 @@ import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.MatVector;
 
 /**
- * The reader's OpenCV JPEG decoder (OpenCV's bundled libjpeg-turbo), for {@link RecordDecoder} and the loader where
- * libjpeg-turbo's own API is not available ({@link RecordDecoder#turbo()}: region and M/8-scaled decodes) and
- * for the streams that API leaves to it (CMYK, YCCK).
+ * The OpenCV JPEG decoder (OpenCV's bundled libjpeg-turbo), behind {@link JpegDecoding}: for the reader and the
+ * loader where libjpeg-turbo's own API is not available ({@link JpegDecoding#turbo()}: region and M/8-scaled
+ * decodes) and for the streams that API leaves to it (CMYK, YCCK).
  * Input is native memory the caller owns (a copy of the payload, never the mapping: a truncated file would
  * fault inside libjpeg). Two ways out:
  * <ul>
@@ -32,7 +32,7 @@ import org.bytedeco.opencv.opencv_core.MatVector;
  * binding returns a new {@code Mat} object (closed at once): about 180 heap bytes per such sample.
  * OpenCV's natives load on first use, so readers of raw and lz4 shards never pay for them. One per thread.
  */
-public final class JpegDecoder implements AutoCloseable {
+public final class OpenCvJpegDecoder implements AutoCloseable {
     private static final int CV_8UC3_TYPE = 16;
 
     private final MatHeader encoded = new MatHeader();

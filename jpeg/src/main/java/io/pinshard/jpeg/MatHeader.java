@@ -1,4 +1,4 @@
-package io.pinshard.reader;
+package io.pinshard.jpeg;
 
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
 
