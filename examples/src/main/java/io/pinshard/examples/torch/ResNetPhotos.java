@@ -1,6 +1,6 @@
 package io.pinshard.examples.torch;
 
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;

@@ -21,7 +21,7 @@ import org.w3c.dom.NodeList;
 
 /**
  * The module arrows follow the data path: format-spec at the bottom, with testkit (the tests' shared support, nothing
- * of ours, only ever a test dependency) beside it; memory (the batch-memory API), jpeg (the
+ * of ours, only ever a test dependency) beside it; memory (the batch-memory API), datawait (data-wait monitoring), jpeg (the
  * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
  * on top of those; loader (the training data loader) on the reader; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
  * libtorch adapter) on the reader and cuda-bridge; spark (the Spark data source) on writer and reader, nothing on it; the tools, cli, jmh and examples (training examples, stream benchmarks), on everything and nothing on them but acceptance (the user-path tests), above all. Read
@@ -33,6 +33,7 @@ class ModuleArrowsTest {
         Map.entry("format-spec", 0),
         Map.entry("testkit", 0),
         Map.entry("memory", 1),
+        Map.entry("datawait", 1),
         Map.entry("jpeg", 1),
         Map.entry("baseline", 1),
         Map.entry("writer", 2),

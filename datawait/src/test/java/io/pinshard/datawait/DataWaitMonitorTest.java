@@ -1,4 +1,4 @@
-package io.pinshard.memory;
+package io.pinshard.datawait;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

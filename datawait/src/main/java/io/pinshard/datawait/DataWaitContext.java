@@ -1,4 +1,4 @@
-package io.pinshard.memory;
+package io.pinshard.datawait;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * A service that adds what a module above this one knows to every {@link DataWaitMonitor}'s warning, so that the
  * loader's own warning carries it without the trainer wiring anything: cuda-bridge registers one that says GPU
  * utilisation (NVML), or why there is no such figure. Found with {@link ServiceLoader} (a
- * {@code META-INF/services/io.pinshard.memory.DataWaitContext} file naming a public class with a no-argument
+ * {@code META-INF/services/io.pinshard.datawait.DataWaitContext} file naming a public class with a no-argument
  * constructor); the lookup runs once per JVM, the constructor must be cheap, and {@link #describe()} is asked only
  * when a warning fires, never per step.
  */

@@ -1,4 +1,4 @@
-package io.pinshard.memory;
+package io.pinshard.datawait;
 
 import java.util.Locale;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package io.pinshard.memory;
+package io.pinshard.datawait;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;

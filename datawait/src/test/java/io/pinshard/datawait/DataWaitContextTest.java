@@ -1,9 +1,10 @@
-package io.pinshard.memory;
+package io.pinshard.datawait;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.HeapRounds;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -57,7 +58,7 @@ class DataWaitContextTest {
     @Test
     void registeredProvidersAreFoundAndJoinedAndABrokenOneIsLeftOut() throws IOException {
         Supplier<String> context = DataWaitContext.discover(withServices(Utilisation.class.getName(),
-            "io.pinshard.memory.NoSuchProvider", Silent.class.getName(), Temperature.class.getName()));
+            "io.pinshard.datawait.NoSuchProvider", Silent.class.getName(), Temperature.class.getName()));
         ASKED.set(0);
         assertEquals("fake GPU utilisation 40 %; fake temperature 50 C", context.get());
         assertEquals(1, ASKED.get());
