@@ -1,11 +1,13 @@
 package io.pinshard.jpeg;
 
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_SAMPLING_FACTOR_420;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.HeapRounds;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,25 @@ class JpegDecodingTest {
         }
         // Both are libjpeg-turbo (the system's and OpenCV's bundled one): at most rounding apart.
         assertTrue(difference < bytes, "mean difference " + (double) difference / bytes + " levels per byte");
+    }
+
+    @Test
+    void aWholeDecodeAllocatesNothing() {
+        int height = 72;
+        int width = 96;
+        ByteBuffer source = direct(RegionDecoderTest.encode(height, width, 3, false, IMWRITE_JPEG_SAMPLING_FACTOR_420, 5));
+        ByteBuffer target = ByteBuffer.allocateDirect(height * width * 3);
+        long from = BufferUtil.address(source);
+        long to = BufferUtil.address(target);
+        try (JpegDecoding decoding = new JpegDecoding("JpegDecodingTest", source.capacity())) {
+            // Least of up to six rounds of 500 (the JIT allocates while it settles); 16 bytes a decode would be 8 KB.
+            long heap = HeapRounds.least(6, 0, () -> {
+                for (int i = 0; i < 500; i++) {
+                    assertNull(decoding.decodeWhole(from, source.capacity(), height, width, 3, to));
+                }
+            });
+            assertEquals(0, heap, "heap bytes over 500 whole decodes");
+        }
     }
 
     @Test
