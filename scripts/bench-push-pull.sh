@@ -14,11 +14,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: $0 [--mib TOTAL] [--shard-mib S] [--threads N]" >&2; exit 2 ;;
   esac
 done
-# The s3 module's classes, test classes and test scope, as its build wrote them (no Maven after `mvn verify`).
-classpath="$("$root/scripts/module-classpath.sh" --tests s3)"
+# The examples module's classes and test scope, as its build wrote them (no Maven after `mvn verify`).
+classpath="$("$root/scripts/module-classpath.sh" examples)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 java $("$root/scripts/jvm-flags.sh") -Xmx$((mib * 3 + 512))m \
   -cp "$classpath" \
-  io.pinshard.s3.transfer.PushPullBench "$mib" "$shard" "$threads" "$work"
+  io.pinshard.examples.s3.PushPullBench "$mib" "$shard" "$threads" "$work"

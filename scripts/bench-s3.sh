@@ -32,8 +32,8 @@ while [[ $# -gt 0 ]]; do
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
 cd "$root"
-# The s3 module's classes, test classes and test scope, as its build wrote them (no Maven after `mvn verify`).
-classpath="$("$root/scripts/module-classpath.sh" --tests s3)"
+# The examples module's classes and test scope, as its build wrote them (no Maven after `mvn verify`).
+classpath="$("$root/scripts/module-classpath.sh" examples)"
 read -r -a flags <<< "$("$root/scripts/jvm-flags.sh" java)"
 work="$(mktemp -d)"
 server_pid=""
@@ -45,7 +45,7 @@ trap stop_store EXIT
 endpoint=""
 if [[ -n "$store_cpu" ]]; then
   mkfifo "$work/store-input"
-  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.s3.S3TestServer "$work/endpoint" \
+  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.testkit.S3TestServer "$work/endpoint" \
     < "$work/store-input" &
   server_pid=$!
   exec 3> "$work/store-input"  # the store serves until this closes
@@ -61,4 +61,4 @@ pin=()
 [[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")
 read -r -a extra <<< "${BENCH_S3_JAVA_OPTS:-}"  # e.g. -Xlog:gc:file=/tmp/gc.log
 ${pin[@]+"${pin[@]}"} java "${flags[@]}" ${extra[@]+"${extra[@]}"} -cp "$classpath" \
-  io.pinshard.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$pairs" "$epochs" "$workers" "$repeat" $endpoint
+  io.pinshard.examples.s3.S3StreamBench "$data/jpeg" "$work" "$shards" "$pairs" "$epochs" "$workers" "$repeat" $endpoint

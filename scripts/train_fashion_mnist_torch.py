@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyTorch baseline of the pinshard Fashion-MNIST training example (io.pinshard.torch.examples.TrainFashionMnist).
+"""The PyTorch baseline of the pinshard Fashion-MNIST training example (io.pinshard.examples.torch.TrainFashionMnist).
 
 Same model, augmentation, optimizer, batch size, epochs and per-step log format. With --loader torch (the default)
 the images come from the PNG ImageFolder trees of scripts/fetch-fashion-mnist.sh through torchvision's ImageFolder +

@@ -3,7 +3,7 @@ package io.pinshard.acceptance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.testkit.S3TestServer;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;

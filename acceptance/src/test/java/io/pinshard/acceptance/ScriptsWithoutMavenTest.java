@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The scripts the docs name, run as a user runs them after {@code mvn verify}: with a home of their own and a PATH
  * whose {@code mvn} fails loudly. So they must use what the build made (the modules' target/test.classpath, written
  * by verify itself) and call no Maven, neither a plugin that verify did not fetch nor a rebuild. The reactor builds
- * torch, spark, s3 and reader before this module, so their outputs are fresh.
+ * examples, torch, spark, s3 and reader before this module, so their outputs are fresh.
  */
 class ScriptsWithoutMavenTest {
     private static final String STUB_MARK = "mvn stub:";
@@ -71,7 +71,7 @@ class ScriptsWithoutMavenTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-        "scripts/torch-classpath.sh,,torch/target/classes,pytorch-2.10.0-1.5.13-linux-x86_64.jar",
+        "scripts/module-classpath.sh,examples,examples/target/classes,pytorch-2.10.0-1.5.13-linux-x86_64.jar",
         "scripts/module-classpath.sh,spark,spark/target/classes,spark-sql_2.13-",
         "scripts/module-classpath.sh,--tests s3,s3/target/test-classes,s3proxy-",
         "scripts/module-classpath.sh,--tests loader,loader/target/test-classes,pinshard-writer-",

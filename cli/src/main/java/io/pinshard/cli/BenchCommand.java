@@ -13,7 +13,7 @@ import io.pinshard.format.Json;
 import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.ring.Batch;
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.loader.Epoch;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.loader.Loader;

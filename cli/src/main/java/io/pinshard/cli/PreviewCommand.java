@@ -11,7 +11,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.getTextSize;
 import static org.bytedeco.opencv.global.opencv_imgproc.putText;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
-import io.pinshard.reader.AddressPointer;
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.loader.options.LoaderMode;

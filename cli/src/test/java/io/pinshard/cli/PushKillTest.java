@@ -8,8 +8,10 @@ import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.reader.ChildJvm;
 import io.pinshard.s3.S3Clients;
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.s3.S3TestSettings;
 import io.pinshard.s3.transfer.TestDatasets;
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,9 +19,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jclouds.blobstore.domain.StorageMetadata;
 import org.jclouds.blobstore.options.ListContainerOptions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -28,20 +29,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * same command run again sends only the shards that are missing and gives a dataset that pulls and verifies.
  */
 class PushKillTest {
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
 
     @TempDir
     Path tmp;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3TestServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
 
     private static int shardObjects(String bucket) {
         int count = 0;
@@ -54,7 +46,7 @@ class PushKillTest {
     @Test
     void aPushKilledMidwayLeavesNoManifestAndTheRerunSendsOnlyWhatIsMissing() throws Exception {
         String bucket = "killed";
-        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket(bucket));
         }
         // About 24 shards of 192 KiB sent one at a time: the kill lands with most of them still to go.

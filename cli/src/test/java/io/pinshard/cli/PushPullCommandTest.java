@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.s3.S3Clients;
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.s3.S3TestSettings;
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,10 +19,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -30,7 +31,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 class PushPullCommandTest {
     private static final AtomicInteger BUCKETS = new AtomicInteger();
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
 
     @TempDir
     Path tmp;
@@ -39,20 +41,10 @@ class PushPullCommandTest {
     private Path credentials;
     private final List<String> printed = new ArrayList<>();
 
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3TestServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
-
     @BeforeEach
     void newBucketAndCredentials() throws IOException {
         bucket = "cli-" + BUCKETS.incrementAndGet();
-        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket(bucket));
         }
         credentials = tmp.resolve("credentials");
@@ -187,7 +179,7 @@ class PushPullCommandTest {
         assertTrue(failed.err().contains("stays in " + staging), failed.err());
         assertTrue(Files.exists(staging.resolve(DatasetManifest.FILE_NAME)));
 
-        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket(bucket + "-later"));
         }
         CommandTestSupport.Result resumed = run(args);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Json;
 import io.pinshard.s3.S3Clients;
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.s3.S3TestSettings;
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3TestServer;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -14,16 +16,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** inspect, verify, bench and preview given s3://bucket/prefix, against a real S3 server on loopback. */
 class RemoteDatasetCommandTest {
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
     private static Path credentials;
     private static Path local;
     private static final String LOCATION = "s3://remote-cli/sets/one";
@@ -33,10 +36,9 @@ class RemoteDatasetCommandTest {
 
     @BeforeAll
     static void upload() throws Exception {
-        server = S3TestServer.start();
         local = tmp.resolve("local");
         CommandTestSupport.writeDataset(local, 60);
-        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket("remote-cli"));
             List<Path> files = new ArrayList<>();
             try (DirectoryStream<Path> listing = Files.newDirectoryStream(local)) {
@@ -50,11 +52,6 @@ class RemoteDatasetCommandTest {
         credentials = tmp.resolve("credentials");
         Files.writeString(credentials, "[default]\naws_access_key_id = " + S3TestServer.ACCESS_KEY
             + "\naws_secret_access_key = " + S3TestServer.SECRET_KEY + "\n");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        server.close();
     }
 
     private static CommandTestSupport.Result run(String... args) {

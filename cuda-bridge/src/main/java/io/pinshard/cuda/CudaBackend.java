@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.memory.BatchMemoryAllocator;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.cuda.cudart.CUstream_st;
@@ -19,8 +20,8 @@ public final class CudaBackend implements DeviceBackend {
     private final CUstream_st copyStream = new CUstream_st();
     private final CUstream_st computeStream = new CUstream_st();
     private final StreamRef callerStream = new StreamRef();
-    private final RawPointer copyTarget = new RawPointer();
-    private final RawPointer copySource = new RawPointer();
+    private final AddressPointer copyTarget = new AddressPointer();
+    private final AddressPointer copySource = new AddressPointer();
     private final PinnedMemoryAllocator pinned;
     private CudaAugmentKernel kernel;
     private Thread boundThread;

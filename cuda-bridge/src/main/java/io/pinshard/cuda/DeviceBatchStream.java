@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.memory.HostBatch;
 import io.pinshard.memory.HostBatchSource;
 

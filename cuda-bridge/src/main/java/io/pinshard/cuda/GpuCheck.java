@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import java.io.IOException;
@@ -257,7 +258,7 @@ public final class GpuCheck {
         }
         backend.copyToDevice(params.address(), hostParams.address(), (long) batch * JitterParams.BYTES_PER_SAMPLE);
         // Pixel values do not change the kernel's work; a fixed pattern keeps runs comparable.
-        CudaCheck.runtime(cudart.cudaMemset(new RawPointer().at(source.address(), pixels * 3), 0x5A, pixels * 3),
+        CudaCheck.runtime(cudart.cudaMemset(new AddressPointer().at(source.address(), pixels * 3), 0x5A, pixels * 3),
             "cudaMemset");
         backend.synchronize();
         System.out.printf(Locale.ROOT, "%nGPU augmentation, batch %d x %d x %d (goal < 1 ms on an H100-class GPU)%n",

@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import java.util.Locale;
 import org.bytedeco.cuda.global.nvml;
 import org.bytedeco.cuda.nvml.nvmlDevice_st;

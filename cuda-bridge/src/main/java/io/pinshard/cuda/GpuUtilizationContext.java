@@ -1,6 +1,6 @@
 package io.pinshard.cuda;
 
-import io.pinshard.memory.DataWaitContext;
+import io.pinshard.datawait.DataWaitContext;
 
 /**
  * cuda-bridge's {@link DataWaitContext} (registered in {@code META-INF/services}): every data-wait warning, the

@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.memory.OwnedRegion;
@@ -19,7 +20,7 @@ import org.bytedeco.cuda.global.cudart;
 public final class HostRegistration implements AutoCloseable {
     private static final long PAGE = 4096;
 
-    private final RawPointer start = new RawPointer();
+    private final AddressPointer start = new AddressPointer();
     private final long length;
     private final AtomicBoolean registered = new AtomicBoolean();
 

@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.AddressPointer;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.nvjpeg;
 import org.bytedeco.cuda.nvjpeg.nvjpegDevAllocator_t;
@@ -95,9 +96,9 @@ public final class NvJpegDecoder implements AutoCloseable {
             initializedBatch = n;
         }
         if (batch != boundBatch) {
-            sources = new PointerPointer<>(new RawPointer().at(batch.sourcesAddress(), (long) batch.capacity() * 8));
-            lengths = new SizeTPointer(new RawPointer().at(batch.lengthsAddress(), (long) batch.capacity() * 8));
-            images = new nvjpegImage_t(new RawPointer().at(batch.imagesAddress(),
+            sources = new PointerPointer<>(new AddressPointer().at(batch.sourcesAddress(), (long) batch.capacity() * 8));
+            lengths = new SizeTPointer(new AddressPointer().at(batch.lengthsAddress(), (long) batch.capacity() * 8));
+            images = new nvjpegImage_t(new AddressPointer().at(batch.imagesAddress(),
                 (long) batch.capacity() * NvJpegBatchDescriptor.IMAGE_LENGTH));
             boundBatch = batch;
         }

@@ -6,7 +6,7 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
-import io.pinshard.loader.HeapWarmUp;
+import io.pinshard.memory.HeapRounds;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.Resampler;
 import io.pinshard.loader.sample.SplitMix;
@@ -66,7 +66,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         // The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s):
         // crop here until two rounds of 100 in a row allocate under 1 KiB, so even jmh/run.sh quick's
         // one-second warm-up measures compiled code.
-        HeapWarmUp.untilQuiet(() -> {
+        HeapRounds.untilQuiet(() -> {
             for (int i = 0; i < 100; i++) {
                 cropOneImage();
             }

@@ -11,7 +11,7 @@ import io.pinshard.cuda.PipelineOptions;
 import io.pinshard.format.Codec;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
 import io.pinshard.reader.Dataset;
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.loader.Epoch;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;

@@ -46,7 +46,7 @@ class BenchmarkListTest {
     }
 
     static List<String> pomProperty(String name) throws IOException {
-        Path pom = ModuleArrowsTest.repo().resolve("pom.xml");
+        Path pom = JvmFlagsHomeTest.repo().resolve("pom.xml");
         Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">(.*)</" + Pattern.quote(name) + ">")
             .matcher(Files.readString(pom));
         assertTrue(m.find(), "root pom has no " + name + " property");

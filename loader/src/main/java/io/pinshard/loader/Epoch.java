@@ -6,7 +6,7 @@ import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.ring.BatchRing;
 import io.pinshard.loader.work.LoaderControl;
 import io.pinshard.loader.work.LoaderRun;
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import java.util.Iterator;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.pinshard.loader.work.LoaderRun;
 import io.pinshard.loader.work.LoaderWorker;
 import io.pinshard.loader.work.SampleProcessor;
 import io.pinshard.loader.work.ShardPrefetcher;
-import io.pinshard.memory.DataWaitMonitor;
+import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;

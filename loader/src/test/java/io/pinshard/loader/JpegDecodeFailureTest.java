@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.reader.JpegDecoder;
+import io.pinshard.jpeg.OpenCvJpegDecoder;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class JpegDecodeFailureTest {
         byte[] bogus = withBogusHuffmanTable(sound);
         ByteBuffer input = ByteBuffer.allocateDirect(sound.length);
         ByteBuffer output = ByteBuffer.allocateDirect(HEIGHT * WIDTH * 3);
-        try (JpegDecoder decoder = new JpegDecoder()) {
+        try (OpenCvJpegDecoder decoder = new OpenCvJpegDecoder()) {
             input.put(0, sound);
             assertNull(decoder.decodeInto(BufferUtil.address(input), sound.length, HEIGHT, WIDTH, 3,
                 BufferUtil.address(output)), "the sound stream decodes");

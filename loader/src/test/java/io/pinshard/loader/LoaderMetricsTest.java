@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pinshard.format.Codec;
 import io.pinshard.loader.metrics.LoaderMeterBinder;
 import io.pinshard.loader.ring.Batch;
-import io.pinshard.memory.HeapCounter;
+import io.pinshard.memory.HeapRounds;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,7 +167,7 @@ class LoaderMetricsTest {
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, TestDatasets.small().build())) {
             new LoaderMeterBinder(loader).bindTo(new SimpleMeterRegistry());
             try (Epoch epoch = loader.epoch(0)) {
-                HeapWarmUp.untilQuiet(() -> {
+                HeapRounds.untilQuiet(() -> {
                     try (Batch batch = epoch.next()) {
                         // the trainer's side: take and give back
                     }
@@ -175,17 +175,16 @@ class LoaderMetricsTest {
             }
             // The least of up to three epochs: the JIT allocates now and then while it settles (as CI saw in another
             // zero-heap test), where a batch that allocated would do so in every epoch.
-            long heap = Long.MAX_VALUE;
-            for (int e = 1; e <= 3 && heap != 0; e++) {
-                try (Epoch epoch = loader.epoch(e)) {
+            long heap = HeapRounds.leastMeasured(3, 0, round -> {
+                try (Epoch epoch = loader.epoch(round + 1)) {
                     epoch.next().close(); // the first wait starts the step clock
-                    long before = HeapCounter.currentThreadAllocatedBytes();
-                    for (int b = 1; b < 5; b++) {
-                        epoch.next().close();
-                    }
-                    heap = Math.min(heap, HeapCounter.currentThreadAllocatedBytes() - before);
+                    return HeapRounds.allocatedBy(() -> {
+                        for (int b = 1; b < 5; b++) {
+                            epoch.next().close();
+                        }
+                    });
                 }
-            }
+            });
             assertEquals(0, heap, "trainer-thread heap bytes over 4 batches, least of up to 3 epochs");
         }
     }

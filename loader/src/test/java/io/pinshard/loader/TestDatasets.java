@@ -5,7 +5,7 @@ import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 
 import io.pinshard.format.Codec;
 import io.pinshard.loader.options.LoaderOptions;
-import io.pinshard.reader.AddressPointer;
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.writer.DatasetWriter;

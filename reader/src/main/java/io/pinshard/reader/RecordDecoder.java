@@ -5,6 +5,8 @@ import io.pinshard.format.Crc32c;
 import io.pinshard.format.JpegFrame;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.jpeg.JpegDecoding;
+import io.pinshard.jpeg.OpenCvJpegDecoder;
 import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.jpeg.TurboJpeg;
 import java.nio.ByteBuffer;
@@ -42,9 +44,7 @@ public final class RecordDecoder implements AutoCloseable {
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
     private ByteBuffer payloadMemory;
     private ByteBuffer decodedMemory;
-    private JpegDecoder jpeg;
-    private RegionDecoder turbo;
-    private boolean turboChecked;
+    private JpegDecoding jpeg;
 
     /** @param checkCrc true for {@link CrcCheck#ALWAYS}, false for {@link CrcCheck#NEVER} */
     public RecordDecoder(boolean checkCrc) {
@@ -123,11 +123,8 @@ public final class RecordDecoder implements AutoCloseable {
             }
             case JPEG -> {
                 long source = readPayload(record);
-                if (turbo() != null && decodeWithTurbo(record, source, address, decoded)) {
-                    return;
-                }
-                String problem = jpeg().decodeInto(source, record.payloadLength(), record.height(), record.width(),
-                    record.channels(), address);
+                String problem = jpegDecoding().decodeWhole(source, record.payloadLength(), record.height(),
+                    record.width(), record.channels(), address);
                 if (problem != null) {
                     throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, problem);
                 }
@@ -136,34 +133,20 @@ public final class RecordDecoder implements AutoCloseable {
         }
     }
 
-    /** Full size with libjpeg-turbo straight into the destination; false for streams it leaves to OpenCV (CMYK). */
-    private boolean decodeWithTurbo(RecordView record, long source, long address, int decoded) {
-        int channels = record.channels();
-        if (channels != 1 && channels != 3) {
-            throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "jpeg records hold 1 or 3 channels, not " + channels);
-        }
-        RegionDecoder.Status status = turbo.decodeWhole(source, record.payloadLength(), 8, record.height(),
-            record.width(), channels == 1 ? RegionDecoder.Format.GREY : RegionDecoder.Format.RGB, address,
-            (long) record.width() * channels, decoded);
-        return switch (status) {
-            case OK -> true;
-            case UNSUPPORTED -> false;
-            case CORRUPT, ARGUMENT -> throw record.corrupt(Kind.UNDECODABLE_PAYLOAD,
-                "jpeg payload cannot be decoded: " + turbo.problem());
-        };
-    }
-
     /**
      * This decoder's libjpeg-turbo region decoder, or null where {@link TurboJpeg} says this JVM decodes with
      * OpenCV (then it logged why, once).
      */
     public RegionDecoder turbo() {
-        if (!turboChecked) {
-            turboChecked = true;
-            turbo = TurboJpeg.available("the reader and its loader")
-                ? new RegionDecoder(payloadMemory == null ? 0 : payloadMemory.capacity()) : null;
+        return jpegDecoding().turbo();
+    }
+
+    /** This decoder's JPEG decoding: libjpeg-turbo or OpenCV, each made on first use. */
+    public JpegDecoding jpegDecoding() {
+        if (jpeg == null) {
+            jpeg = new JpegDecoding("the reader and its loader", payloadMemory == null ? 0 : payloadMemory.capacity());
         }
-        return turbo;
+        return jpeg;
     }
 
     private UnsafeBuffer scratchView(long address, int length) {
@@ -250,12 +233,9 @@ public final class RecordDecoder implements AutoCloseable {
         return BufferUtil.address(decodedMemory);
     }
 
-    /** This decoder's JPEG decoder (OpenCV loads on first use). */
-    public JpegDecoder jpeg() {
-        if (jpeg == null) {
-            jpeg = new JpegDecoder();
-        }
-        return jpeg;
+    /** This decoder's OpenCV JPEG decoder (OpenCV loads on first use). */
+    public OpenCvJpegDecoder jpeg() {
+        return jpegDecoding().opencv();
     }
 
     /** The stream's own frame must match the index before OpenCV allocates anything from it. */
@@ -297,10 +277,6 @@ public final class RecordDecoder implements AutoCloseable {
         if (jpeg != null) {
             jpeg.close();
             jpeg = null;
-        }
-        if (turbo != null) {
-            turbo.close();
-            turbo = null;
         }
         if (payloadMemory != null) {
             BufferUtil.free(payloadMemory);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.ShardFormatException;
-import io.pinshard.memory.HeapCounter;
+import io.pinshard.memory.HeapRounds;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;
@@ -33,14 +33,11 @@ class RecordDecoderTest {
             UnsafeBuffer out = new UnsafeBuffer(ByteBuffer.allocateDirect(1024));
             // Tiered JIT compilation allocates while it settles; steady state is what counts, so measure
             // rounds of 200,000 decodes until one allocates nothing (anything per decode would be >= 1.6 MB).
-            long allocated = Long.MAX_VALUE;
-            for (int round = 0; round < 6 && allocated != 0; round++) {
-                long before = HeapCounter.currentThreadAllocatedBytes();
+            long allocated = HeapRounds.least(6, 0, () -> {
                 for (int i = 0; i < 200_000; i++) {
                     decoder.decode(dataset.record(i % 50, view), out, 0);
                 }
-                allocated = HeapCounter.currentThreadAllocatedBytes() - before;
-            }
+            });
             assertEquals(0, allocated, "heap bytes for 200,000 raw/lz4 decodes in steady state");
         }
     }

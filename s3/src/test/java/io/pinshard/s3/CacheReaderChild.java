@@ -3,6 +3,7 @@ package io.pinshard.s3;
 import io.pinshard.format.Crc32c;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.testkit.S3TestServer;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

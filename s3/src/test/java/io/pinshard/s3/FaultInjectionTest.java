@@ -7,18 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
-import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
-import io.pinshard.reader.Dataset;
-import io.pinshard.reader.DatasetVerifier;
-import io.pinshard.loader.ring.Batch;
+import io.pinshard.format.ShardFormatException;
 import io.pinshard.loader.Epoch;
-import io.pinshard.loader.options.ErrorPolicy;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.LoaderException;
+import io.pinshard.loader.options.ErrorPolicy;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
-import io.pinshard.s3.FaultProxy.Fault;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.testkit.FaultProxy;
+import io.pinshard.testkit.FaultProxy.Fault;
+import io.pinshard.testkit.S3ServerExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -47,7 +50,8 @@ class FaultInjectionTest {
     private static final List<String> TABLE = new ArrayList<>();
     private static final AtomicInteger CACHES = new AtomicInteger();
 
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
     private static FaultProxy proxy;
     private static S3Client s3;
     private static Path local;
@@ -59,9 +63,8 @@ class FaultInjectionTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = S3TestServer.start();
         proxy = new FaultProxy(server.endpoint());
-        s3 = S3Clients.create(server.settings().build());
+        s3 = S3Clients.create(S3TestSettings.of(server).build());
         local = S3TestData.write(temp.resolve("local"), 120, 64 << 10);
         location = S3TestData.upload(s3, local, BUCKET, "set");
         try (Dataset here = Dataset.open(local)) {
@@ -77,7 +80,6 @@ class FaultInjectionTest {
         Files.writeString(Path.of("target", "fault-table.md"), table);
         s3.close();
         proxy.close();
-        server.close();
     }
 
     @AfterEach
@@ -86,7 +88,7 @@ class FaultInjectionTest {
     }
 
     private static S3Settings settings() {
-        return server.settings().endpoint(proxy.endpoint()).maxAttempts(4).attemptTimeout(Duration.ofMillis(1_500))
+        return S3TestSettings.of(server).endpoint(proxy.endpoint()).maxAttempts(4).attemptTimeout(Duration.ofMillis(1_500))
             .callTimeout(CALL_TIMEOUT).build();
     }
 
@@ -185,7 +187,7 @@ class FaultInjectionTest {
     void aBodyTooSlowForTheCallTimeoutIsAbandonedInTime() throws IOException {
         Path cache = newCache();
         proxy.inject(shardKey(4), Fault.TRICKLE, 1_000);
-        S3Settings quick = server.settings().endpoint(proxy.endpoint()).maxAttempts(2)
+        S3Settings quick = S3TestSettings.of(server).endpoint(proxy.endpoint()).maxAttempts(2)
             .attemptTimeout(Duration.ofSeconds(1)).callTimeout(Duration.ofSeconds(2)).build();
         long started = System.nanoTime();
         try (S3ShardSource source = S3ShardSource.open(location, quick, cache, Long.MAX_VALUE)) {

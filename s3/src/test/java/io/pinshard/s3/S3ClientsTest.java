@@ -6,33 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3TestServer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 class S3ClientsTest {
-    private static S3TestServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3TestServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
 
     @Test
     void putGetAndListAgainstARealServerOnLoopback() {
         assertEquals("127.0.0.1", server.endpoint().getHost());
-        try (S3Client s3 = S3Clients.create(server.settings().build())) {
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             s3.createBucket(b -> b.bucket("clients-test"));
             byte[] body = "shard bytes".getBytes(StandardCharsets.UTF_8);
             S3Location at = S3Location.parse("s3://clients-test/data/set");
@@ -46,7 +38,7 @@ class S3ClientsTest {
 
     @Test
     void wrongSecretIsRefusedByTheServer() {
-        S3Settings wrong = server.settings().credentials(S3TestServer.ACCESS_KEY, "not-the-secret").maxAttempts(1).build();
+        S3Settings wrong = S3TestSettings.of(server).credentials(S3TestServer.ACCESS_KEY, "not-the-secret").maxAttempts(1).build();
         try (S3Client s3 = S3Clients.create(wrong)) {
             S3Exception refused = assertThrows(S3Exception.class, () -> s3.listBuckets());
             assertEquals(403, refused.statusCode());
@@ -55,7 +47,7 @@ class S3ClientsTest {
 
     @Test
     void settingsNeverPrintTheSecret() {
-        String printed = server.settings().build().toString();
+        String printed = S3TestSettings.of(server).build().toString();
         assertFalse(printed.contains(S3TestServer.SECRET_KEY), printed);
         assertTrue(printed.contains(S3TestServer.ACCESS_KEY), printed);
     }

@@ -18,12 +18,12 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Small raw datasets for the s3 tests, and their upload to a test server (shards first, manifest last). */
-final class S3TestData {
+public final class S3TestData {
     private S3TestData() {
     }
 
     /** {@code records} raw images of varied sizes, shards rolled at about {@code shardBytes}. */
-    static Path write(Path directory, int records, long shardBytes) throws IOException {
+    public static Path write(Path directory, int records, long shardBytes) throws IOException {
         DatasetWriterOptions options = DatasetWriterOptions.defaults().withTargetShardBytes(shardBytes)
             .withClasses(List.of("a", "b", "c"));
         try (DatasetWriter writer = new DatasetWriter(directory, options)) {
@@ -42,7 +42,7 @@ final class S3TestData {
     }
 
     /** Puts every file of {@code directory} under {@code s3://bucket/prefix/}, the manifest last; makes the bucket. */
-    static S3Location upload(S3Client s3, Path directory, String bucket, String prefix) throws IOException {
+    public static S3Location upload(S3Client s3, Path directory, String bucket, String prefix) throws IOException {
         try {
             s3.createBucket(b -> b.bucket(bucket));
         } catch (software.amazon.awssdk.services.s3.model.S3Exception exists) {
@@ -62,7 +62,7 @@ final class S3TestData {
     }
 
     /** Bytes of the files under {@code directory}, recursively; files deleted while it looks count as gone. */
-    static long bytesUnder(Path directory) throws IOException {
+    public static long bytesUnder(Path directory) throws IOException {
         if (!Files.isDirectory(directory)) {
             return 0;
         }

@@ -9,6 +9,8 @@ import io.pinshard.reader.ChildJvm;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.RecordView;
+import io.pinshard.testkit.FaultProxy;
+import io.pinshard.testkit.S3TestServer;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +40,7 @@ class SharedCacheKillTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void othersCarryOnAndTheCacheStaysConsistentWhileOneProcessIsKilledRepeatedly() throws Exception {
         try (S3TestServer server = S3TestServer.start(); FaultProxy proxy = new FaultProxy(server.endpoint());
-             S3Client s3 = S3Clients.create(server.settings().build())) {
+             S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
             Path local = S3TestData.write(temp.resolve("local"), 160, 64 << 10);
             S3Location location = S3TestData.upload(s3, local, "shared", "kill");
             proxy.throttle(256 << 10); // ~0.3 s per shard: kills land inside downloads
@@ -88,7 +90,7 @@ class SharedCacheKillTest {
                     .anyMatch(e -> e.crc32c().equals(d.getFileName().toString()))), "only the manifest's shards");
             }
             proxy.throttle(0);
-            try (S3ShardSource source = S3ShardSource.open(location, server.settings().endpoint(proxy.endpoint()).build(),
+            try (S3ShardSource source = S3ShardSource.open(location, S3TestSettings.of(server).endpoint(proxy.endpoint()).build(),
                      cache, Long.MAX_VALUE);
                  Dataset dataset = Dataset.open(source)) {
                 try (Stream<Path> parts = Files.list(cache.resolve("tmp"))) {

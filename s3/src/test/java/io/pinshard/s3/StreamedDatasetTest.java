@@ -7,14 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
-import io.pinshard.reader.Dataset;
-import io.pinshard.reader.DatasetVerifier;
-import io.pinshard.reader.RecordView;
-import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.Epoch;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.ring.Batch;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.RecordView;
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3TestServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,13 +24,15 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Datasets opened from a real S3 server on loopback: records, the loader, the cache limit, the cache's files. */
 class StreamedDatasetTest {
     private static final int RECORDS = 240;
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
     private static S3Client s3;
     private static Path local;
     private static S3Location location;
@@ -38,8 +42,7 @@ class StreamedDatasetTest {
 
     @BeforeAll
     static void upload() throws Exception {
-        server = S3TestServer.start();
-        s3 = S3Clients.create(server.settings().build());
+        s3 = S3Clients.create(S3TestSettings.of(server).build());
         local = S3TestData.write(temp.resolve("local"), RECORDS, 64 << 10);
         location = S3TestData.upload(s3, local, "streamed", "sets/small");
     }
@@ -47,11 +50,10 @@ class StreamedDatasetTest {
     @AfterAll
     static void stop() throws Exception {
         s3.close();
-        server.close();
     }
 
     private static Dataset open(Path cache, long limit) {
-        return Dataset.open(S3ShardSource.open(location, server.settings().build(), cache, limit));
+        return Dataset.open(S3ShardSource.open(location, S3TestSettings.of(server).build(), cache, limit));
     }
 
     @Test
@@ -70,7 +72,7 @@ class StreamedDatasetTest {
             remote.record(RECORDS - 1, a);
             here.record(RECORDS - 1, b);
             assertEquals(b.key(), a.key());
-            Path folder = S3ShardSource.cacheDirectory(base, location, server.settings().build());
+            Path folder = S3ShardSource.cacheDirectory(base, location, S3TestSettings.of(server).build());
             assertTrue(folder.startsWith(base) && java.nio.file.Files.isDirectory(folder),
                 "the shard went to the dataset's folder under the base: " + folder);
         } finally {
@@ -122,7 +124,7 @@ class StreamedDatasetTest {
         Path first = S3TestData.write(temp.resolve("v1"), 60, 16 << 10);
         S3Location versioned = S3TestData.upload(s3, first, "streamed", "sets/versioned");
         DatasetManifest old;
-        try (Dataset v1 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache, Long.MAX_VALUE))) {
+        try (Dataset v1 = Dataset.open(S3ShardSource.open(versioned, S3TestSettings.of(server).build(), cache, Long.MAX_VALUE))) {
             old = v1.manifest();
             assertTrue(old.shards().size() >= 3, "shards: " + old.shards().size());
             for (long r = 0; r < v1.size(); r++) {
@@ -130,12 +132,12 @@ class StreamedDatasetTest {
             }
         }
         ShardCache files = ShardCache.open(cache);
-        try (Dataset holder = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+        try (Dataset holder = Dataset.open(S3ShardSource.open(versioned, S3TestSettings.of(server).build(), cache,
             Long.MAX_VALUE))) {
             holder.record(0, new RecordView()); // holds v1's first shard through the new version's open
             // other shard boundaries: every shard of the new version differs from the old ones
             S3TestData.upload(s3, S3TestData.write(temp.resolve("v2"), 61, 40 << 10), "streamed", "sets/versioned");
-            try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+            try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, S3TestSettings.of(server).build(), cache,
                 Long.MAX_VALUE))) {
                 assertEquals(61, v2.size());
                 for (DatasetManifest.ShardEntry entry : v2.manifest().shards()) {
@@ -147,7 +149,7 @@ class StreamedDatasetTest {
                 }
             }
         }
-        try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, server.settings().build(), cache,
+        try (Dataset v2 = Dataset.open(S3ShardSource.open(versioned, S3TestSettings.of(server).build(), cache,
             Long.MAX_VALUE))) {
             assertFalse(java.nio.file.Files.exists(files.shardFile(old.shards().get(0))), "let go, then evicted");
             v2.record(60, new RecordView());
@@ -191,7 +193,7 @@ class StreamedDatasetTest {
             .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(RECORDS).build();
         List<Long> expected = sampleIds(Dataset.open(local), options, 2, null, null);
         long[] maxCached = new long[1];
-        S3ShardSource source = S3ShardSource.open(location, server.settings().build(), cache, limit);
+        S3ShardSource source = S3ShardSource.open(location, S3TestSettings.of(server).build(), cache, limit);
         try (Dataset remote = Dataset.open(source)) {
             List<Long> got = sampleIds(remote, options, 2, cache.resolve("shards"), maxCached);
             assertEquals(expected, got, "the same batches as from the local copy");
@@ -226,7 +228,7 @@ class StreamedDatasetTest {
     @Test
     void aMissingManifestNamesBucketAndKey() {
         var missing = assertThrows(io.pinshard.format.ShardFormatException.class,
-            () -> S3ShardSource.open(new S3Location("streamed", "nothing/here"), server.settings().build(),
+            () -> S3ShardSource.open(new S3Location("streamed", "nothing/here"), S3TestSettings.of(server).build(),
                 temp.resolve("cache-none"), Long.MAX_VALUE));
         assertTrue(missing.getMessage().contains("s3://streamed/nothing/here/manifest.json"), missing.getMessage());
     }

@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.reader.AddressPointer;
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.loader.ring.Batch;
 import org.bytedeco.pytorch.Storage;
 import org.bytedeco.pytorch.StringOptional;

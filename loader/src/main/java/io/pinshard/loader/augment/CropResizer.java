@@ -8,13 +8,13 @@ import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
+import io.pinshard.jpeg.MatHeader;
 import io.pinshard.loader.options.Resampler;
 import java.lang.reflect.InvocationTargetException;
-import io.pinshard.reader.MatHeader;
-
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Size;
+
 
 /**
  * Crop box -> bilinear resize -> optional mirror, from any uint8 image in native memory (a mapped raw

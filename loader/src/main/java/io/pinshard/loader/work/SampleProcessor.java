@@ -2,8 +2,9 @@ package io.pinshard.loader.work;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
-import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardFormatException;
+import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.jpeg.OpenCvJpegDecoder;
 import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
@@ -11,7 +12,6 @@ import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.reader.Dataset;
-import io.pinshard.reader.JpegDecoder;
 import io.pinshard.reader.RecordDecoder;
 import io.pinshard.reader.RecordView;
 
@@ -105,7 +105,7 @@ public final class SampleProcessor implements AutoCloseable {
         if (turbo != null && decodeRegionInto(turbo, record, payload, crop, destination)) {
             return;
         }
-        JpegDecoder jpeg = decoder.jpeg();
+        OpenCvJpegDecoder jpeg = decoder.jpeg();
         int factor = reduction(crop, options.crop(), options.reducedJpegDecode());
         String problem = jpeg.decode(payload, record.payloadLength(), record.height(), record.width(), factor);
         if (problem != null) {

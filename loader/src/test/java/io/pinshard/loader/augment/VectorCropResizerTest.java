@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.loader.HeapWarmUp;
+import io.pinshard.memory.HeapRounds;
 import io.pinshard.loader.options.Resampler;
 import io.pinshard.memory.HeapCounter;
 import java.nio.ByteBuffer;
@@ -116,7 +116,7 @@ class VectorCropResizerTest {
             CropBox box = new CropBox();
             // Warm up until C2 has compiled the kernel for good: chunks of 200 crops until three in a row
             // allocate under 1 KiB each, at most 100 chunks.
-            HeapWarmUp.untilQuiet(() -> {
+            HeapRounds.untilQuiet(() -> {
                 for (int i = 0; i < 200; i++) {
                     next(random, box, crop);
                     kernel.resizeInto(images.source, STEP, box, images.target);

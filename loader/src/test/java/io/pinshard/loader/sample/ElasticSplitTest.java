@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.loader.HeapWarmUp;
+import io.pinshard.memory.HeapRounds;
 import io.pinshard.loader.TestDatasets;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
@@ -300,7 +300,7 @@ class ElasticSplitTest {
                 }
             }
         };
-        HeapWarmUp.untilQuiet(pass, 3, 200);
+        HeapRounds.untilQuiet(pass, 3, 200);
         long before = HeapCounter.currentThreadAllocatedBytes();
         for (int round = 0; round < 20; round++) {
             pass.run();

@@ -14,7 +14,7 @@ import io.pinshard.loader.augment.CropCorrectnessTest;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.ring.Batch;
-import io.pinshard.reader.AddressPointer;
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.writer.DatasetWriter;

@@ -28,7 +28,7 @@ import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.sample.SplitMix;
-import io.pinshard.reader.AddressPointer;
+import io.pinshard.memory.AddressPointer;
 import io.pinshard.reader.ChildJvm;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;

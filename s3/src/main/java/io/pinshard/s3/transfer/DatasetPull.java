@@ -15,8 +15,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -81,8 +79,19 @@ public final class DatasetPull {
         }
         boolean same = prepareDirectory(directory, manifest, manifestBytes);
         ShardInstaller installer = new ShardInstaller(manifest, from.toString());
-        progress.started(manifest.shards().size(), manifest.bytes(), 0);
-        Tally tally = downloadShards(from, directory, staging, manifest, installer);
+        ShardTransfer.Tally tally = ShardTransfer.run(manifest, options.threads(), "pinshard-pull", "pull from " + from,
+            progress, new ShardTransfer.Direction() {
+                @Override
+                public boolean inPlace(int position, DatasetManifest.ShardEntry entry) {
+                    Path target = directory.resolve(entry.file());
+                    return Files.isRegularFile(target) && installer.check(target, position) == null;
+                }
+
+                @Override
+                public void send(int position, DatasetManifest.ShardEntry entry) {
+                    downloadShard(from, directory.resolve(entry.file()), staging, entry, installer, position);
+                }
+            });
         try {
             if (!same) {
                 Files.move(staging.resolve(DatasetManifest.FILE_NAME), directory.resolve(DatasetManifest.FILE_NAME),
@@ -92,8 +101,8 @@ public final class DatasetPull {
         } catch (IOException e) {
             throw new TransferException("cannot move the manifest into " + directory + ": " + e, e);
         }
-        return new PullResult(tally.downloaded.get(), tally.skipped.get(), tally.downloadedBytes.get(),
-            tally.skippedBytes.get(), !same);
+        return new PullResult(tally.sent.get(), tally.skipped.get(), tally.sentBytes.get(), tally.skippedBytes.get(),
+            !same);
     }
 
     /**
@@ -138,25 +147,8 @@ public final class DatasetPull {
         }
     }
 
-    private Tally downloadShards(S3Location from, Path directory, Path staging, DatasetManifest manifest,
-                                 ShardInstaller installer) {
-        Tally tally = new Tally();
-        ShardPool.forEach(manifest.shards().size(), options.threads(), "pinshard-pull", "pull from " + from,
-            position -> downloadShard(from, directory, staging, manifest, installer, position, tally));
-        return tally;
-    }
-
-    private void downloadShard(S3Location from, Path directory, Path staging, DatasetManifest manifest,
-                               ShardInstaller installer, int position, Tally tally) {
-        DatasetManifest.ShardEntry entry = manifest.shards().get(position);
-        Path target = directory.resolve(entry.file());
-        if (Files.isRegularFile(target) && installer.check(target, position) == null) {
-            tally.skipped.incrementAndGet();
-            tally.skippedBytes.addAndGet(entry.bytes());
-            progress.bytes(entry.bytes());
-            progress.fileDone(entry.file(), entry.bytes(), true);
-            return;
-        }
+    private void downloadShard(S3Location from, Path target, Path staging, DatasetManifest.ShardEntry entry,
+                               ShardInstaller installer, int position) {
         Path staged = staging.resolve(entry.file());
         String uri = from.uri(entry.file());
         ShardInstaller.deleteQuietly(staged); // a kill's leftover: the download starts a new file
@@ -169,9 +161,6 @@ public final class DatasetPull {
             throw new TransferException(e.getMessage(), e);
         }
         installer.install(staged, target, position, uri, body.crc32c());
-        tally.downloaded.incrementAndGet();
-        tally.downloadedBytes.addAndGet(entry.bytes());
-        progress.fileDone(entry.file(), entry.bytes(), false);
     }
 
     /** The object's own CRC32C metadata (set by push), when present, must be the manifest's. */
@@ -208,12 +197,5 @@ public final class DatasetPull {
             }
         }
         Files.deleteIfExists(staging);
-    }
-
-    private static final class Tally {
-        final AtomicInteger downloaded = new AtomicInteger();
-        final AtomicInteger skipped = new AtomicInteger();
-        final AtomicLong downloadedBytes = new AtomicLong();
-        final AtomicLong skippedBytes = new AtomicLong();
     }
 }

@@ -97,9 +97,19 @@ public final class DatasetPush {
             }
             call(to, DatasetManifest.FILE_NAME, () -> s3.deleteObject(b -> b.bucket(to.bucket()).key(manifestKey)));
         }
-        long total = manifest.bytes();
-        progress.started(manifest.shards().size(), total, 0);
-        Tally tally = uploadShards(directory, to, manifest);
+        AtomicInteger resumedParts = new AtomicInteger();
+        ShardTransfer.Tally tally = ShardTransfer.run(manifest, options.threads(), "pinshard-push", "push to " + to,
+            progress, new ShardTransfer.Direction() {
+                @Override
+                public boolean inPlace(int position, DatasetManifest.ShardEntry entry) {
+                    return alreadyThere(to, entry);
+                }
+
+                @Override
+                public void send(int position, DatasetManifest.ShardEntry entry) {
+                    uploadShard(directory.resolve(entry.file()), to, entry, resumedParts);
+                }
+            });
         if (!same) {
             putManifest(to, manifestBytes);
             checkManifestLanded(to, manifestBytes);
@@ -115,8 +125,8 @@ public final class DatasetPush {
             }
             stale = stale.stream().filter(k -> !deleted.contains(k)).toList();
         }
-        return new PushResult(tally.uploaded.get(), tally.skipped.get(), tally.uploadedBytes.get(),
-            tally.skippedBytes.get(), tally.resumedParts.get(), !same, stale, deleted);
+        return new PushResult(tally.sent.get(), tally.skipped.get(), tally.sentBytes.get(),
+            tally.skippedBytes.get(), resumedParts.get(), !same, stale, deleted);
     }
 
     private void checkLocal(Path directory) {
@@ -143,31 +153,12 @@ public final class DatasetPush {
         }
     }
 
-    private Tally uploadShards(Path directory, S3Location to, DatasetManifest manifest) {
-        Tally tally = new Tally();
-        ShardPool.forEach(manifest.shards().size(), options.threads(), "pinshard-push", "push to " + to, position -> {
-            DatasetManifest.ShardEntry entry = manifest.shards().get(position);
-            uploadShard(directory.resolve(entry.file()), to, entry, tally);
-        });
-        return tally;
-    }
-
-    private void uploadShard(Path file, S3Location to, DatasetManifest.ShardEntry entry, Tally tally) {
-        if (alreadyThere(to, entry)) {
-            tally.skipped.incrementAndGet();
-            tally.skippedBytes.addAndGet(entry.bytes());
-            progress.bytes(entry.bytes());
-            progress.fileDone(entry.file(), entry.bytes(), true);
-            return;
-        }
+    private void uploadShard(Path file, S3Location to, DatasetManifest.ShardEntry entry, AtomicInteger resumedParts) {
         if (entry.bytes() >= options.multipartThreshold()) {
-            uploadInParts(file, to, entry, tally, true);
+            uploadInParts(file, to, entry, resumedParts, true);
         } else {
             uploadWhole(file, to, entry);
         }
-        tally.uploaded.incrementAndGet();
-        tally.uploadedBytes.addAndGet(entry.bytes());
-        progress.fileDone(entry.file(), entry.bytes(), false);
     }
 
     /** Whether the object is there with the shard's size and, in our metadata, its CRC32C. */
@@ -241,7 +232,7 @@ public final class DatasetPush {
         checkLanded(to, entry, head(to, entry.file()));
     }
 
-    private void uploadInParts(Path file, S3Location to, DatasetManifest.ShardEntry entry, Tally tally,
+    private void uploadInParts(Path file, S3Location to, DatasetManifest.ShardEntry entry, AtomicInteger resumedParts,
                                boolean mayResume) {
         String key = to.key(entry.file());
         long partSize = options.partSizeFor(entry.bytes());
@@ -282,12 +273,12 @@ public final class DatasetPush {
         }
         call(to, entry.file(), () -> s3.completeMultipartUpload(b -> b.bucket(to.bucket()).key(key).uploadId(uploadId)
             .multipartUpload(m -> m.parts(done))));
-        tally.resumedParts.addAndGet(reused);
+        resumedParts.addAndGet(reused);
         HeadObjectResponse head = head(to, entry.file());
         if (resume != null && !landed(head, entry)) {
             // The reused upload was begun for other bytes under this name (an older dataset's push): its metadata
             // does not name this shard's CRC32C. Send the shard again as a new upload.
-            uploadInParts(file, to, entry, tally, false);
+            uploadInParts(file, to, entry, resumedParts, false);
             return;
         }
         checkLanded(to, entry, head);
@@ -413,14 +404,6 @@ public final class DatasetPush {
     }
 
     private record Resume(String uploadId, Map<Integer, Part> parts) {
-    }
-
-    private static final class Tally {
-        final AtomicInteger uploaded = new AtomicInteger();
-        final AtomicInteger skipped = new AtomicInteger();
-        final AtomicInteger resumedParts = new AtomicInteger();
-        final AtomicLong uploadedBytes = new AtomicLong();
-        final AtomicLong skippedBytes = new AtomicLong();
     }
 
     /**

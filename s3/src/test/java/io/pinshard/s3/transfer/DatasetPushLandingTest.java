@@ -11,8 +11,9 @@ import io.pinshard.format.DatasetManifest;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3Settings.ChunkedEncoding;
-import io.pinshard.s3.S3TestServer;
-import io.pinshard.s3.S3rverTestServer;
+import io.pinshard.s3.S3TestSettings;
+import io.pinshard.testkit.S3ServerExtension;
+import io.pinshard.testkit.S3rverTestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -36,7 +38,8 @@ class DatasetPushLandingTest {
     private static final long MIB = 1L << 20;
     private static final String BUCKET = "landing";
 
-    private static S3TestServer s3proxy;
+    @RegisterExtension
+    static final S3ServerExtension s3proxy = new S3ServerExtension();
     private static S3Client real;
 
     @TempDir
@@ -44,15 +47,13 @@ class DatasetPushLandingTest {
 
     @BeforeAll
     static void startS3proxy() throws Exception {
-        s3proxy = S3TestServer.start();
-        real = S3Clients.create(s3proxy.settings().build());
+        real = S3Clients.create(S3TestSettings.of(s3proxy).build());
         real.createBucket(b -> b.bucket(BUCKET));
     }
 
     @AfterAll
     static void stopS3proxy() throws Exception {
         real.close();
-        s3proxy.close();
     }
 
     private Path dataset(String name) throws Exception {
@@ -104,7 +105,7 @@ class DatasetPushLandingTest {
         PushOptions options = PushOptions.defaults().withMultipart(5 * MIB, 5 * MIB);
         try (S3rverTestServer server = S3rverTestServer.start(tmp.resolve("server"), false, BUCKET)) {
             S3Location on = S3Location.parse("s3://" + BUCKET + "/on");
-            try (S3Client chunked = S3Clients.create(server.settings().chunkedEncoding(ChunkedEncoding.ON).build())) {
+            try (S3Client chunked = S3Clients.create(S3TestSettings.of(server).chunkedEncoding(ChunkedEncoding.ON).build())) {
                 StoredObjectMismatch e = assertThrows(StoredObjectMismatch.class,
                     () -> new DatasetPush(chunked, options, TransferProgress.NONE).push(dir, on));
                 assertTrue(e.keptAwsChunkedFraming(), e.getMessage());
@@ -114,7 +115,7 @@ class DatasetPushLandingTest {
 
             S3Location auto = S3Location.parse("s3://" + BUCKET + "/auto");
             List<String> notices = new CopyOnWriteArrayList<>();
-            PushResult pushed = ChunkedFallbackPush.push(server.settings().chunkedEncoding(ChunkedEncoding.AUTO)
+            PushResult pushed = ChunkedFallbackPush.push(S3TestSettings.of(server).chunkedEncoding(ChunkedEncoding.AUTO)
                 .build(), options, TransferProgress.NONE, dir, auto, notices::add);
             assertEquals(1, notices.size(), notices.toString());
             assertTrue(notices.get(0).contains("pushing again with chunked encoding off"), notices.toString());
@@ -133,7 +134,7 @@ class DatasetPushLandingTest {
                     progressBytes.addAndGet(count);
                 }
             };
-            PushResult plain = ChunkedFallbackPush.push(server.settings().chunkedEncoding(ChunkedEncoding.OFF)
+            PushResult plain = ChunkedFallbackPush.push(S3TestSettings.of(server).chunkedEncoding(ChunkedEncoding.OFF)
                 .build(), options, counting, dir, off, notices::add);
             assertEquals(List.of(), notices);
             assertTrue(server.holds(BUCKET, "off/" + DatasetManifest.FILE_NAME));

@@ -11,7 +11,8 @@ import io.pinshard.format.Json;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
-import io.pinshard.s3.S3TestServer;
+import io.pinshard.s3.S3TestSettings;
+import io.pinshard.testkit.S3ServerExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,11 +20,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jclouds.blobstore.domain.Blob;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -32,7 +32,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 class DatasetPushPullTest {
     private static final long MIB = 1L << 20;
     private static final AtomicInteger BUCKETS = new AtomicInteger();
-    private static S3TestServer server;
+    @RegisterExtension
+    static final S3ServerExtension server = new S3ServerExtension();
 
     @TempDir
     Path tmp;
@@ -40,19 +41,9 @@ class DatasetPushPullTest {
     private S3Client s3;
     private String bucket;
 
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3TestServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
-
     @BeforeEach
     void newBucket() {
-        s3 = S3Clients.create(server.settings().maxAttempts(1).build());
+        s3 = S3Clients.create(S3TestSettings.of(server).maxAttempts(1).build());
         bucket = "push-test-" + BUCKETS.incrementAndGet();
         s3.createBucket(b -> b.bucket(bucket));
     }

@@ -1,0 +1,178 @@
+package io.pinshard.datawait;
+
+import java.util.Locale;
+import java.util.function.Supplier;
+import jdk.jfr.FlightRecorder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data-wait guard: per training step, how long the trainer waited for data and how long the whole
+ * step took (from the end of one wait to the end of the next). When waiting exceeds a fraction of step
+ * time over a window of steps it logs one SLF4J warning with the figures and a hint, once per monitor.
+ *
+ * <p>The loader feeds one for its host batches; a stage after it (the cuda-bridge waiting for a device
+ * batch) makes its own with its own hint and brackets its wait with {@link #waitStarted()} /
+ * {@link #waitEnded(long)}. Single-threaded writer (the trainer's thread); readers on other threads see
+ * recent figures. Allocation-free except for the one warning, and for one {@link DataWaitEvent} per step while a
+ * JFR recording enables it ({@code io.pinshard.DataWait}).
+ *
+ * <p>The warning carries the {@link DataWaitContext}s registered on the class path (cuda-bridge's GPU utilisation)
+ * unless {@link #warningContext(Supplier)} sets another.
+ */
+public final class DataWaitMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(DataWaitMonitor.class);
+
+    private final String what;
+    private final String hint;
+    private final double warnFraction;
+    private final int windowSteps;
+    private final int warmupSteps;
+    private long lastWaitEnd = -1;
+    private long windowWait;
+    private long windowStep;
+    private int windowCount;
+    private volatile long totalWait;
+    private volatile long totalStep;
+    private volatile long steps;
+    private volatile long lastWaitNanos;
+    private volatile boolean warned;
+    private volatile Supplier<String> warningContext = Discovered.CONTEXT;
+    private volatile String warning;
+
+    /**
+     * @param what         what is waited for, for the warning ("host batches from the loader")
+     * @param hint         what to try when it fires
+     * @param warnFraction wait / step time above which to warn (0.10)
+     * @param windowSteps  steps per window
+     * @param warmupSteps  first steps left out (start-up fills the pipeline)
+     */
+    public DataWaitMonitor(String what, String hint, double warnFraction, int windowSteps, int warmupSteps) {
+        if (warnFraction <= 0 || windowSteps < 1 || warmupSteps < 0) {
+            throw new IllegalArgumentException("need fraction > 0, window >= 1, warm-up >= 0");
+        }
+        this.what = what;
+        this.hint = hint;
+        this.warnFraction = warnFraction;
+        this.windowSteps = windowSteps;
+        this.warmupSteps = warmupSteps;
+    }
+
+    /** Call before blocking for data; pass the result to {@link #waitEnded(long)}. */
+    public long waitStarted() {
+        return System.nanoTime();
+    }
+
+    /** Call when the data arrived. */
+    public void waitEnded(long startedNanos) {
+        long now = System.nanoTime();
+        record(now - startedNanos, now);
+    }
+
+    /** Records one step whose data wait was {@code waitNanos} and which ended its wait at {@code nowNanos}. */
+    public void record(long waitNanos, long nowNanos) {
+        lastWaitNanos = waitNanos;
+        long previous = lastWaitEnd;
+        lastWaitEnd = nowNanos;
+        long step = previous < 0 ? 0 : Math.max(nowNanos - previous, waitNanos);
+        // isInitialized is a static flag: no event object at all unless this JVM runs JFR and enables the event.
+        if (FlightRecorder.isInitialized() && DataWaitEvent.enabled()) {
+            commitEvent(waitNanos, step);
+        }
+        if (previous < 0) {
+            return; // the first wait has no step before it
+        }
+        long counted = steps + 1;
+        steps = counted;
+        if (counted <= warmupSteps) {
+            return;
+        }
+        totalWait += waitNanos;
+        totalStep += step;
+        windowWait += waitNanos;
+        windowStep += step;
+        if (++windowCount >= windowSteps) {
+            if (!warned && windowStep > 0 && windowWait > warnFraction * windowStep) {
+                String text = String.format(Locale.ROOT, "data wait: training waited %.1f%% of step time for %s over"
+                        + " the last %d steps (mean wait %.2f ms per step of %.2f ms; threshold %.0f%%)%s. %s",
+                    100.0 * windowWait / windowStep, what, windowCount, windowWait / 1e6 / windowCount,
+                    windowStep / 1e6 / windowCount, 100 * warnFraction, context(), hint);
+                warning = text;
+                warned = true;
+                LOG.warn(text);
+            }
+            windowWait = 0;
+            windowStep = 0;
+            windowCount = 0;
+        }
+    }
+
+    private void commitEvent(long waitNanos, long stepNanos) {
+        DataWaitEvent event = new DataWaitEvent();
+        if (event.shouldCommit()) {
+            event.what = what;
+            event.wait = waitNanos;
+            event.step = stepNanos;
+            event.stepNumber = steps;
+            event.commit();
+        }
+    }
+
+    /** The registered contexts, looked up once per JVM, when the first monitor is made. */
+    private static final class Discovered {
+        static final Supplier<String> CONTEXT = DataWaitContext.discover(DataWaitMonitor.class.getClassLoader());
+    }
+
+    /**
+     * Adds what {@code context} says (e.g. cuda-bridge's "GPU 0 utilisation 41 %") to the warning, asked only when
+     * the warning fires, in place of the registered {@link DataWaitContext}s; null removes it. A context that throws is left out of the warning, never fails a step.
+     */
+    public void warningContext(Supplier<String> context) {
+        this.warningContext = context;
+    }
+
+    private String context() {
+        Supplier<String> context = warningContext;
+        if (context == null) {
+            return "";
+        }
+        try {
+            String text = context.get();
+            return text == null || text.isEmpty() ? "" : "; " + text;
+        } catch (RuntimeException e) {
+            return "; (" + e.getMessage() + ")";
+        }
+    }
+
+    /** Share of step time spent waiting since start-up, in percent (0 before any step). */
+    public double dataWaitPercent() {
+        long step = totalStep;
+        return step == 0 ? 0 : 100.0 * totalWait / step;
+    }
+
+    public long totalWaitNanos() {
+        return totalWait;
+    }
+
+    public long totalStepNanos() {
+        return totalStep;
+    }
+
+    public long steps() {
+        return steps;
+    }
+
+    public long lastWaitNanos() {
+        return lastWaitNanos;
+    }
+
+    /** The warning as logged, or null before it fired. */
+    public String warning() {
+        return warning;
+    }
+
+    /** Whether the warning has fired. */
+    public boolean warned() {
+        return warned;
+    }
+}

@@ -1,7 +1,0 @@
-/**
- * Runnable training examples on the torch adapter: {@link io.pinshard.torch.examples.TrainFashionMnist} (a small
- * CNN on Fashion-MNIST from pinshard shards, scripts/train-fashion-mnist.sh) and
- * {@link io.pinshard.torch.examples.ResNetPhotos} (ResNet-18 steps at photo scale, scripts/train-resnet-photos.sh).
- * See docs/training.md.
- */
-package io.pinshard.torch.examples;
