@@ -1,6 +1,6 @@
 """Data-parallel training through pinshard.torch.PinshardDataset, one process per rank, as torchrun starts it:
 
-    torchrun --standalone --nproc_per_node=2 scripts/train_ddp.py DATASET [EPOCHS]
+    torchrun --nnodes=1 --rdzv_backend=c10d --rdzv_endpoint=localhost:0 --nproc_per_node=2 scripts/train_ddp.py DATASET [EPOCHS]
 
 (with Debian's torch 1.13 on Python 3.11 add `--redirects 2 --tee 1 --log_dir DIR`: without them its torchrun fails
 before starting a rank, in `Std.from_str`). Each rank's PinshardDataset takes rank and world from torch.distributed

@@ -74,10 +74,11 @@ class PythonWheelTest {
 
         // DDP: two ranks on this machine, started by torchrun from the venv (its python, Debian's torch through the
         // system site packages). --redirects/--tee work around torch 1.13's Std.from_str on Python 3.11, which
-        // otherwise fails before starting a rank; --standalone rendezvous on a free loopback port.
+        // otherwise fails before starting a rank. Rendezvous on a free loopback port (--standalone always takes 29400).
         Path torchrunLogs = Files.createDirectories(temp.resolve("logs/torchrun"));
         Launcher.Result ddp = run(temp, venv.resolve("bin/python").toString(), "-m", "torch.distributed.run",
-            "--standalone", "--nproc_per_node=2", "--redirects", "2", "--tee", "1", "--log_dir",
+            "--nnodes=1", "--rdzv_backend=c10d", "--rdzv_endpoint=localhost:0", "--nproc_per_node=2",
+            "--redirects", "2", "--tee", "1", "--log_dir",
             torchrunLogs.toString(), Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(),
             dataset.toString());
         System.out.println(ddp.stdout());
