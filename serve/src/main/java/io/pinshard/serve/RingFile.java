@@ -278,7 +278,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
         if (!controlPagesInFile()) {
             return;
         }
-        buffer();
+        buffer(); // refuses before the loader allocated the file, as every other access does
         serverBlock.message(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
@@ -457,7 +457,7 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
                 return null;
             }
             return new RingOwner(ring.serverPid(), ring.serverStartMillis(),
-                new RingServerBlock().wrap(bytes, 0).statusVolatile());
+                new RingServerBlock().wrap(bytes, 0).status());
         }
 
         /** Whether the recorded server still runs: same pid, same start time (pids are reused). */

@@ -30,6 +30,11 @@ public final class RingServerBlock {
         return buffer.getIntVolatile(offset + STATUS_OFFSET);
     }
 
+    /** STATUS, plain: for a private copy of the block (a header read through the file, not the mapping). */
+    public int status() {
+        return buffer.getInt(offset + STATUS_OFFSET);
+    }
+
     /** STATUS before the file is published (the rename orders it). */
     public RingServerBlock status(int status) {
         buffer.putInt(offset + STATUS_OFFSET, status);
@@ -149,8 +154,8 @@ public final class RingServerBlock {
     }
 
     /**
-     * Writes {@code utf8}'s first {@code length} bytes (cut to {@link RingDescriptor#MESSAGE_MAX_BYTES}) into the
-     * message block, length last; publish a status or result after it.
+     * Writes {@code utf8}, cut to {@link RingDescriptor#MESSAGE_MAX_BYTES}, into the message block, its length last;
+     * publish a status or result after it.
      */
     public RingServerBlock message(byte[] utf8) {
         int length = Math.min(utf8.length, MESSAGE_MAX_BYTES);

@@ -58,7 +58,7 @@ class RingFlyweightsTest {
     void serverBlockFieldsSitAtTheDescriptorsOffsets() {
         RingServerBlock s = new RingServerBlock().wrap(buffer, BASE);
         int32(STATUS_OFFSET, v -> s.statusRelease((int) v), s::statusVolatile);
-        int32(STATUS_OFFSET, v -> s.status((int) v), s::statusVolatile);
+        int32(STATUS_OFFSET, v -> s.status((int) v), s::status);
         int64(HEARTBEAT_OFFSET, s::heartbeatRelease, s::heartbeatVolatile);
         int64(ATTACHED_SESSION_OFFSET, s::attachedSessionRelease, s::attachedSessionVolatile);
         int64(ACK_COMMAND_OFFSET, s::ackCommandRelease, s::ackCommandVolatile);
