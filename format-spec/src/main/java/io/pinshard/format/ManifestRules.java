@@ -42,6 +42,13 @@ public final class ManifestRules {
                 throw bad(name, "classes[" + c + "] is null, not a class name", Kind.BAD_MANIFEST);
             }
         }
+        if (manifest.fields() != null) {
+            try {
+                FieldSchema.checkSchema(manifest.fields());
+            } catch (ShardFormatException e) {
+                throw bad(name, e.detail(), Kind.BAD_MANIFEST);
+            }
+        }
         long records = 0;
         long bytes = 0;
         Set<String> files = new HashSet<>();

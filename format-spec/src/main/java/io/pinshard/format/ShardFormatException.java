@@ -25,6 +25,8 @@ public final class ShardFormatException extends RuntimeException {
         MANIFEST_MISMATCH,
         BAD_MANIFEST,
         UNDECODABLE_PAYLOAD,
+        /** A fields section (format 1.1) or a field value that breaks SPEC.md section 17. */
+        BAD_FIELDS,
         /** A listed file that is not a regular file, or a link out of the dataset directory (SPEC.md section 14). */
         UNSAFE_FILE,
         IO_ERROR

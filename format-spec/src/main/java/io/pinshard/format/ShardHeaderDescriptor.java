@@ -55,6 +55,8 @@ public final class ShardHeaderDescriptor {
     public static final int MAJOR_VERSION = 1;
     /** Minor version written by this code; readers accept any minor of their major. */
     public static final int MINOR_VERSION = 0;
+    /** Minor version of a shard with a fields section (SPEC.md section 17); 1.0 readers ignore the section by rule. */
+    public static final int FIELDS_MINOR_VERSION = 1;
 
     public static final int MIN_ALIGNMENT = 64;
     public static final int MAX_ALIGNMENT = 1 << 20;

@@ -41,8 +41,14 @@ public final class ShardHeaderFlyweight {
         return buffer.getInt(offset + SHARD_NUMBER_OFFSET, LITTLE_ENDIAN);
     }
 
-    /** Encodes a version {@value ShardHeaderDescriptor#MAJOR_VERSION} header, checksum included. */
+    /** Encodes a version 1.0 header, checksum included. */
     public static void write(MutableDirectBuffer buffer, int offset, int alignment, int shardNumber, Crc32c crc) {
+        write(buffer, offset, alignment, shardNumber, MINOR_VERSION, crc);
+    }
+
+    /** Encodes a version {@value ShardHeaderDescriptor#MAJOR_VERSION}.{@code minorVersion} header, checksum included. */
+    public static void write(MutableDirectBuffer buffer, int offset, int alignment, int shardNumber, int minorVersion,
+                             Crc32c crc) {
         if (!ShardLayout.isValidAlignment(alignment)) {
             throw new IllegalArgumentException("alignment must be a power of two in ["
                 + MIN_ALIGNMENT + ", " + MAX_ALIGNMENT + "]: " + alignment);
@@ -50,7 +56,7 @@ public final class ShardHeaderFlyweight {
         buffer.setMemory(offset, LENGTH, (byte) 0);
         buffer.putLong(offset + MAGIC_OFFSET, MAGIC_LONG, LITTLE_ENDIAN);
         buffer.putShort(offset + MAJOR_VERSION_OFFSET, (short) MAJOR_VERSION, LITTLE_ENDIAN);
-        buffer.putShort(offset + MINOR_VERSION_OFFSET, (short) MINOR_VERSION, LITTLE_ENDIAN);
+        buffer.putShort(offset + MINOR_VERSION_OFFSET, (short) minorVersion, LITTLE_ENDIAN);
         buffer.putInt(offset + HEADER_LENGTH_OFFSET, LENGTH, LITTLE_ENDIAN);
         buffer.putInt(offset + ALIGNMENT_OFFSET, alignment, LITTLE_ENDIAN);
         buffer.putInt(offset + SHARD_NUMBER_OFFSET, shardNumber, LITTLE_ENDIAN);

@@ -3,6 +3,7 @@ package io.pinshard.reader;
 import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetFiles;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.FieldSchema;
 import io.pinshard.format.Json;
 import io.pinshard.format.ManifestRules;
 import io.pinshard.format.ShardFormatException;
@@ -311,6 +312,16 @@ public final class Dataset implements AutoCloseable {
 
     public List<String> classes() {
         return manifest.classes();
+    }
+
+    /** The records' field schema (the manifest's {@code fields}; empty for a dataset without fields, format 1.0). */
+    public List<FieldSchema> fields() {
+        return manifest.fieldSchema();
+    }
+
+    /** Position of field {@code name} in {@link #fields()} (what {@link RecordView}'s field reads take), or -1. */
+    public int fieldIndex(String name) {
+        return FieldSchema.indexOf(manifest.fieldSchema(), name);
     }
 
     /** Number of records. */

@@ -2,6 +2,7 @@ package io.pinshard.reader;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.FieldSchema;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.format.ShardLayout;
@@ -11,6 +12,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -36,6 +38,9 @@ public final class MappedShard implements AutoCloseable {
     private final long[] maxDecodedBytes = new long[Codec.values().length];
     /** Written last by {@link #checkIndex}: a reader that sees true sees the sizes too. */
     private volatile boolean indexChecked;
+    /** Set by {@link #fields} once the fields section passed its checks (null: not yet, or none). */
+    private volatile ShardFields fields;
+    private volatile boolean fieldsChecked;
 
     private MappedShard(Path path, String dataset, MappedByteBuffer mapping, UnsafeBuffer buffer,
                         ShardStructure structure, boolean checkIndexCrc, RecordLimits limits) {
@@ -152,6 +157,34 @@ public final class MappedShard implements AutoCloseable {
             System.arraycopy(maxPayload, 0, maxPayloadBytes, 0, maxPayload.length);
             System.arraycopy(maxDecoded, 0, maxDecodedBytes, 0, maxDecoded.length);
             indexChecked = true;
+        }
+    }
+
+    /**
+     * The shard's fields section, checked on first use (SPEC.md section 17.4: metadata, schema against
+     * {@code expected}, placement, the section's CRC32C unless opened without index CRC checks, header, directory and
+     * every variable column's offsets) and kept; null when the shard has no fields. Later calls return at once; a
+     * failure is thrown again by every later call. The caller keeps the mapping valid meanwhile (a read guard).
+     *
+     * @param expected the dataset's schema, or null to take the shard metadata's own
+     * @throws ShardFormatException naming dataset, shard and the field (and record) that is wrong
+     */
+    public ShardFields fields(List<FieldSchema> expected) {
+        if (fieldsChecked) {
+            return fields;
+        }
+        synchronized (this) {
+            if (!fieldsChecked) {
+                try {
+                    fields = ShardFields.check(buffer, structure, expected, checkIndexCrc, new Crc32c());
+                } catch (ShardFormatException e) {
+                    throw e.in(dataset, name());
+                } catch (InternalError e) {
+                    throw RecordView.changedWhileMapped(dataset, name(), -1, e);
+                }
+                fieldsChecked = true;
+            }
+            return fields;
         }
     }
 

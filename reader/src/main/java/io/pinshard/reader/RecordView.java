@@ -47,6 +47,13 @@ public final class RecordView {
     private int storedCrc;
     private int keyOffset;
     private int keyLength;
+    /** The dataset the view was pointed through (its schema is the manifest's), or null for a shard on its own. */
+    private Dataset owner;
+    /** The field whose value was last resolved for this record (-1: none), and where that value lies. */
+    private int resolvedField = -1;
+    private int resolvedOffset;
+    private int resolvedLength;
+    private int resolvedWidth;
 
     RecordView wrap(Dataset owner, MappedShard mapped, long recordInShard, long globalRecord) {
         return wrap(owner.guard(), owner, mapped, recordInShard, globalRecord);
@@ -114,6 +121,8 @@ public final class RecordView {
         this.keyOffset = (int) (structure.keyTableOffset() + entry.keyOffset());
         this.keyLength = entry.keyLength();
         this.guard = guard;
+        this.owner = owner;
+        this.resolvedField = -1;
         this.shard = mapped;
         this.recordInShard = recordInShard;
         this.globalRecord = globalRecord;
@@ -225,31 +234,14 @@ public final class RecordView {
             throw new IndexOutOfBoundsException("bytes [" + from + ", +" + length + ") of a " + payloadLength
                 + "-byte payload");
         }
-        MappedShard mapped = shardOrThrow();
-        guard.acquire();
-        try {
-            addressView.wrap(address, length);
-            addressView.putBytes(0, mapped.buffer, payloadOffset + from, length);
-            surfaceFaults();
-        } catch (InternalError fault) {
-            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
-        } finally {
-            guard.release();
-        }
+        shardOrThrow();
+        addressView.wrap(address, length);
+        guardedCopy(addressView, 0, payloadOffset + from, length);
     }
 
     /** Copies the key's UTF-8 bytes into {@code destination}; returns their count. Allocation-free. */
     public int copyKey(MutableDirectBuffer destination, int offset) {
-        MappedShard mapped = shardOrThrow();
-        guard.acquire();
-        try {
-            destination.putBytes(offset, mapped.buffer, keyOffset, keyLength);
-            surfaceFaults();
-        } catch (InternalError fault) {
-            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
-        } finally {
-            guard.release();
-        }
+        guardedCopy(destination, offset, keyOffset, keyLength);
         return keyLength;
     }
 
@@ -261,6 +253,151 @@ public final class RecordView {
             return new String(bytes, StandardCharsets.UTF_8);
         } catch (InternalError fault) {
             throw changedWhileMapped(shard.dataset(), shard.name(), recordInShard, fault);
+        }
+    }
+
+    /**
+     * File offset (in {@link #buffer()}) of this record's value of field {@code field} (its position in the dataset's
+     * schema, {@link Dataset#fieldIndex}). The shard's fields section is checked on the first field read of each
+     * shard (SPEC.md section 17.4); a variable-length value's offsets are checked again on every read. Allocation-free.
+     *
+     * @throws ShardFormatException naming dataset, shard, record and field when the section or value is bad
+     */
+    public int fieldOffset(int field) {
+        resolve(field);
+        return resolvedOffset;
+    }
+
+    /** Bytes of this record's value of {@code field} (see {@link #fieldOffset}): UTF-8 bytes for text. */
+    public int fieldLength(int field) {
+        resolve(field);
+        return resolvedLength;
+    }
+
+    /** Elements of this record's value of {@code field}: its bytes over the type's element size. */
+    public int fieldElements(int field) {
+        resolve(field);
+        return resolvedLength / resolvedWidth;
+    }
+
+    /** Native address of this record's value of {@code field}: the rules of {@link #payloadAddress()} apply. */
+    public long fieldAddress(int field) {
+        resolve(field);
+        if (guard.isClosed()) {
+            throw guard.closedException();
+        }
+        return shard.buffer.addressOffset() + resolvedOffset;
+    }
+
+    /** Element {@code index} of an int32 field's value (guarded read). */
+    public int fieldInt(int field, int index) {
+        return (int) readElement(element(field, index, 4), 4);
+    }
+
+    /** Element {@code index} of an int64 field's value (guarded read). */
+    public long fieldLong(int field, int index) {
+        return readElement(element(field, index, 8), 8);
+    }
+
+    /** Element {@code index} of a float32 field's value (guarded read). */
+    public float fieldFloat(int field, int index) {
+        return Float.intBitsToFloat(fieldInt(field, index));
+    }
+
+    /** Copies this record's value of {@code field} into {@code destination}; returns its length. Allocation-free. */
+    public int copyField(int field, MutableDirectBuffer destination, int offset) {
+        resolve(field);
+        guardedCopy(destination, offset, resolvedOffset, resolvedLength);
+        return resolvedLength;
+    }
+
+    /** Copies this record's value of {@code field} to native memory at {@code address}; returns its length. */
+    public int copyField(int field, long address) {
+        resolve(field);
+        addressView.wrap(address, Math.max(resolvedLength, 1));
+        guardedCopy(addressView, 0, resolvedOffset, resolvedLength);
+        return resolvedLength;
+    }
+
+    /** This record's value of a byte-typed {@code field} as text (UTF-8, malformed bytes replaced). Allocates. */
+    public String fieldString(int field) {
+        resolve(field);
+        byte[] bytes = new byte[resolvedLength];
+        copyField(field, new UnsafeBuffer(bytes), 0);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Offset of element {@code index} of {@code field}, whose elements must be {@code width} bytes wide. */
+    private int element(int field, int index, int width) {
+        resolve(field);
+        if (resolvedWidth != width) {
+            throw new IllegalArgumentException("field " + field + " has " + resolvedWidth + "-byte elements, not "
+                + width + "-byte ones");
+        }
+        if (index < 0 || index >= resolvedLength / width) {
+            throw new IndexOutOfBoundsException("element " + index + " of a field value of " + resolvedLength / width
+                + " elements");
+        }
+        return resolvedOffset + index * width;
+    }
+
+    /** A 4- or 8-byte little-endian read of the mapping at {@code at}, guarded. */
+    private long readElement(int at, int width) {
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            long value = width == 8 ? mapped.buffer.getLong(at, java.nio.ByteOrder.LITTLE_ENDIAN)
+                : mapped.buffer.getInt(at, java.nio.ByteOrder.LITTLE_ENDIAN);
+            surfaceFaults();
+            return value;
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Copies {@code length} bytes at file offset {@code from} to {@code destination}, guarded. */
+    private void guardedCopy(MutableDirectBuffer destination, int offset, int from, int length) {
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            destination.putBytes(offset, mapped.buffer, from, length);
+            surfaceFaults();
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Finds where this record's value of {@code field} lies (once per field and record). */
+    private void resolve(int field) {
+        if (field == resolvedField) {
+            return;
+        }
+        MappedShard mapped = shardOrThrow();
+        guard.acquire();
+        try {
+            ShardFields fields = mapped.fields(owner == null ? null : owner.fields());
+            if (fields == null) {
+                throw new IllegalArgumentException("shard " + mapped.name() + " has no fields");
+            }
+            if (field < 0 || field >= fields.schema().size()) {
+                throw new IndexOutOfBoundsException("field " + field + " of a schema of " + fields.schema().size());
+            }
+            long span = fields.span(mapped.buffer, field, recordInShard);
+            surfaceFaults();
+            resolvedOffset = ShardFields.offsetOf(span);
+            resolvedLength = ShardFields.lengthOf(span);
+            resolvedWidth = fields.schema().get(field).type().elementBytes();
+            resolvedField = field;
+        } catch (ShardFormatException e) {
+            throw e.in(mapped.dataset(), mapped.name());
+        } catch (InternalError fault) {
+            throw changedWhileMapped(mapped.dataset(), mapped.name(), recordInShard, fault);
+        } finally {
+            guard.release();
         }
     }
 

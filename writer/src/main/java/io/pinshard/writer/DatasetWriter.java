@@ -3,6 +3,7 @@ package io.pinshard.writer;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.FieldsSectionPlacement;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardLayout;
 import java.io.IOException;
@@ -27,6 +28,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * split), and {@link #finish()} writes {@code manifest.json} last and atomically. A directory
  * without a manifest is not a dataset, so an interrupted write is never mistaken for a finished one.
  * {@link #close()} without {@link #finish()} removes the unfinished shard's temporary file.
+ *
+ * <p>With {@link DatasetWriterOptions#fields()} each record carries its field values ({@link #newFieldValues()},
+ * passed to the {@code append} methods); the dataset is then format 1.1 (SPEC.md section 17). Without, it is
+ * format 1.0, byte for byte as before fields existed.
  */
 public final class DatasetWriter implements AutoCloseable {
     private final Path directory;
@@ -82,6 +87,9 @@ public final class DatasetWriter implements AutoCloseable {
         }
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("classes", options.classes());
+        if (!options.fields().isEmpty()) {
+            metadata.put(FieldsSectionPlacement.FIELDS_KEY, options.fields());
+        }
         metadata.put("preprocessing", options.preprocessing());
         metadata.put("writer", options.writerVersion());
         this.shardMetadata = Json.compact(metadata);
@@ -111,22 +119,36 @@ public final class DatasetWriter implements AutoCloseable {
         return List.copyOf(rejected.subList(from, rejected.size()));
     }
 
+    /** A reusable encoder of one record's field values for this dataset's schema (one per writing thread). */
+    public FieldValues newFieldValues() {
+        return new FieldValues(options.fields());
+    }
+
     /**
      * Appends uint8 pixels (height x width x channels, row-major) stored as {@code storeAs}, which
      * must be {@link Codec#RAW} or {@link Codec#LZ4}; LZ4 compression happens here.
      */
     public void appendPixels(DirectBuffer pixels, int offset, int height, int width, int channels, int label,
                              String key, Codec storeAs) throws IOException {
+        appendPixels(pixels, offset, height, width, channels, label, key, storeAs, null);
+    }
+
+    /**
+     * As {@link #appendPixels(DirectBuffer, int, int, int, int, int, String, Codec)} with the record's field values
+     * (null: every field empty, which only variable-length fields may be).
+     */
+    public void appendPixels(DirectBuffer pixels, int offset, int height, int width, int channels, int label,
+                             String key, Codec storeAs, FieldValues fields) throws IOException {
         long decoded = ShardLayout.decodedBytes(height, width, channels);
         if (decoded > Integer.MAX_VALUE || decoded <= 0) {
             throw new IllegalArgumentException("image " + key + " has an invalid size " + height + "x" + width + "x" + channels);
         }
         int length = (int) decoded;
         switch (storeAs) {
-            case RAW -> appendPayload(Codec.RAW, pixels, offset, length, height, width, channels, label, key);
+            case RAW -> appendPayload(Codec.RAW, pixels, offset, length, height, width, channels, label, key, fields);
             case LZ4 -> {
                 int compressed = compressLz4(pixels, offset, length);
-                appendPayload(Codec.LZ4, compressView, 0, compressed, height, width, channels, label, key);
+                appendPayload(Codec.LZ4, compressView, 0, compressed, height, width, channels, label, key, fields);
             }
             default -> throw new IllegalArgumentException("appendPixels stores raw or lz4, not " + storeAs
                 + "; encode JPEG bytes first and use appendPayload");
@@ -136,6 +158,12 @@ public final class DatasetWriter implements AutoCloseable {
     /** Appends a payload already in its stored form (raw, an LZ4 block, or JPEG bytes). */
     public void appendPayload(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
                               int channels, int label, String key) throws IOException {
+        appendPayload(codec, payload, offset, length, height, width, channels, label, key, null);
+    }
+
+    /** As {@link #appendPayload(Codec, DirectBuffer, int, int, int, int, int, int, String)} with field values. */
+    public void appendPayload(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
+                              int channels, int label, String key, FieldValues fields) throws IOException {
         if (finished) {
             throw new IllegalStateException("dataset " + directory + " is finished");
         }
@@ -145,14 +173,14 @@ public final class DatasetWriter implements AutoCloseable {
         }
         byte[] keyUtf8 = key.getBytes(StandardCharsets.UTF_8);
         if (current != null && current.records() > 0
-            && current.projectedLength(length, keyUtf8.length) > options.targetShardBytes()) {
+            && current.projectedLength(length, keyUtf8.length, fields) > options.targetShardBytes()) {
             finishShard();
         }
         if (current == null) {
             current = new ShardWriter(directory.resolve(shardNamePrefix + shardFileName(shards.size())), shards.size(),
-                options.alignment(), shardMetadata);
+                options.alignment(), shardMetadata, options.fields());
         }
-        current.append(codec, payload, offset, length, height, width, channels, label, keyUtf8);
+        current.append(codec, payload, offset, length, height, width, channels, label, keyUtf8, fields);
         records++;
     }
 
@@ -199,8 +227,9 @@ public final class DatasetWriter implements AutoCloseable {
         Map<String, Object> metadata = new LinkedHashMap<>(options.manifestMetadata());
         metadata.put("preprocessing", options.preprocessing());
         metadata.put("writer", options.writerVersion());
-        DatasetManifest manifest = new DatasetManifest(DatasetManifest.FORMAT, DatasetManifest.FORMAT_VERSION,
-            records, bytes, options.classes(), List.copyOf(shards), metadata, List.copyOf(rejected));
+        DatasetManifest manifest = new DatasetManifest(DatasetManifest.FORMAT,
+            DatasetManifest.formatVersionFor(options.fields()), records, bytes, options.classes(),
+            options.fields().isEmpty() ? null : options.fields(), List.copyOf(shards), metadata, List.copyOf(rejected));
         Durability.writeAtomically(directory.resolve(DatasetManifest.FILE_NAME), Json.pretty(manifest));
         return manifest;
     }

@@ -1,5 +1,6 @@
 package io.pinshard.writer;
 
+import io.pinshard.format.FieldSchema;
 import io.pinshard.format.ShardHeaderDescriptor;
 import io.pinshard.format.ShardLayout;
 import java.util.List;
@@ -15,10 +16,11 @@ import java.util.Objects;
  * @param preprocessing    how images were prepared (shorter side, codec, ...), stored in every shard
  * @param manifestMetadata extra keys for the manifest's metadata object
  * @param writerVersion    the writer's name and version, stored in every shard
+ * @param fields           the records' field schema (SPEC.md section 17); empty: images and labels only, format 1.0
  */
 public record DatasetWriterOptions(long targetShardBytes, int alignment, List<String> classes,
                                    Map<String, Object> preprocessing, Map<String, Object> manifestMetadata,
-                                   String writerVersion) {
+                                   String writerVersion, List<FieldSchema> fields) {
     public static final long DEFAULT_TARGET_SHARD_BYTES = 256L << 20;
 
     public DatasetWriterOptions {
@@ -34,34 +36,48 @@ public record DatasetWriterOptions(long targetShardBytes, int alignment, List<St
         preprocessing = Map.copyOf(Objects.requireNonNull(preprocessing, "preprocessing"));
         manifestMetadata = Map.copyOf(Objects.requireNonNull(manifestMetadata, "manifestMetadata"));
         Objects.requireNonNull(writerVersion, "writerVersion");
+        fields = List.copyOf(Objects.requireNonNull(fields, "fields"));
+        FieldSchema.checkSchema(fields);
+    }
+
+    /** Options without fields. */
+    public DatasetWriterOptions(long targetShardBytes, int alignment, List<String> classes,
+                                Map<String, Object> preprocessing, Map<String, Object> manifestMetadata,
+                                String writerVersion) {
+        this(targetShardBytes, alignment, classes, preprocessing, manifestMetadata, writerVersion, List.of());
     }
 
     public static DatasetWriterOptions defaults() {
         return new DatasetWriterOptions(DEFAULT_TARGET_SHARD_BYTES, ShardHeaderDescriptor.DEFAULT_ALIGNMENT, List.of(),
-            Map.of(), Map.of(), WriterVersion.current());
+            Map.of(), Map.of(), WriterVersion.current(), List.of());
     }
 
     public DatasetWriterOptions withTargetShardBytes(long bytes) {
-        return new DatasetWriterOptions(bytes, alignment, classes, preprocessing, manifestMetadata, writerVersion);
+        return new DatasetWriterOptions(bytes, alignment, classes, preprocessing, manifestMetadata, writerVersion, fields);
     }
 
     public DatasetWriterOptions withAlignment(int value) {
-        return new DatasetWriterOptions(targetShardBytes, value, classes, preprocessing, manifestMetadata, writerVersion);
+        return new DatasetWriterOptions(targetShardBytes, value, classes, preprocessing, manifestMetadata, writerVersion, fields);
     }
 
     public DatasetWriterOptions withClasses(List<String> value) {
-        return new DatasetWriterOptions(targetShardBytes, alignment, value, preprocessing, manifestMetadata, writerVersion);
+        return new DatasetWriterOptions(targetShardBytes, alignment, value, preprocessing, manifestMetadata, writerVersion, fields);
     }
 
     public DatasetWriterOptions withPreprocessing(Map<String, Object> value) {
-        return new DatasetWriterOptions(targetShardBytes, alignment, classes, value, manifestMetadata, writerVersion);
+        return new DatasetWriterOptions(targetShardBytes, alignment, classes, value, manifestMetadata, writerVersion, fields);
     }
 
     public DatasetWriterOptions withManifestMetadata(Map<String, Object> value) {
         return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, value, writerVersion);
     }
 
+    public DatasetWriterOptions withFields(List<FieldSchema> value) {
+        return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, manifestMetadata,
+            writerVersion, value);
+    }
+
     public DatasetWriterOptions withWriterVersion(String value) {
-        return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, manifestMetadata, value);
+        return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, manifestMetadata, value, fields);
     }
 }

@@ -2,6 +2,9 @@ package io.pinshard.writer;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldsSectionDescriptor;
+import io.pinshard.format.FieldsSectionPlacement;
 import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.IndexEntryEncoder;
 import io.pinshard.format.IndexEntryFlyweight;
@@ -10,6 +13,7 @@ import io.pinshard.format.ShardFooterFlyweight;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardHeaderDescriptor;
 import io.pinshard.format.ShardHeaderFlyweight;
+import io.pinshard.format.Json;
 import io.pinshard.format.ShardLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,6 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
@@ -31,9 +37,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  * final name. Until then no file with a shard's name exists, and the temporary file has no footer,
  * so a crash never leaves anything a reader would take for a shard. {@link #close()} without
  * {@link #finish()} deletes the temporary file.
+ *
+ * <p>With a field schema (format 1.1, SPEC.md section 17) each record also takes its {@link FieldValues}; the
+ * fields section goes into the key table after the keys and the metadata gains its {@code fieldsSection}. Without
+ * one the shard is a 1.0 shard, byte for byte what this class wrote before fields existed.
  */
 public final class ShardWriter implements AutoCloseable {
     private static final int STAGING_BYTES = 1 << 20;
+    /** Most bytes {@code "fieldsSection"} adds to the metadata: its numbers below 2^31 take at most 10 digits. */
+    private static final int SECTION_METADATA_BOUND = Json.compact(Map.of(FieldsSectionPlacement.SECTION_KEY,
+        new FieldsSectionPlacement(Integer.MAX_VALUE, Integer.MAX_VALUE, -1).toMetadata())).length;
 
     private final Path target;
     private final Path temporary;
@@ -44,6 +57,8 @@ public final class ShardWriter implements AutoCloseable {
     private final UnsafeBuffer stagingView = new UnsafeBuffer(staging);
     private final ExpandableDirectByteBuffer index = new ExpandableDirectByteBuffer(64 * IndexEntryDescriptor.LENGTH);
     private final ExpandableDirectByteBuffer keys = new ExpandableDirectByteBuffer(4096);
+    /** The record fields' columns, or null for a shard without fields. */
+    private final FieldColumns fields;
     private final Crc32c fileCrc = new Crc32c();
     private final Crc32c work = new Crc32c();
     private final IndexEntryEncoder entryEncoder = new IndexEntryEncoder();
@@ -60,6 +75,18 @@ public final class ShardWriter implements AutoCloseable {
      * @param metadataJson the metadata section (UTF-8 JSON), identical for every record of the shard
      */
     public ShardWriter(Path target, int shardNumber, int alignment, byte[] metadataJson) throws IOException {
+        this(target, shardNumber, alignment, metadataJson, List.of());
+    }
+
+    /**
+     * Starts a shard whose records carry {@code fieldSchema}'s fields (none: a 1.0 shard).
+     *
+     * @param metadataJson the metadata section (a UTF-8 JSON object), identical for every shard of a dataset; with
+     *                     fields it lists them under {@code "fields"}, and {@link #finish()} adds
+     *                     {@code "fieldsSection"}
+     */
+    public ShardWriter(Path target, int shardNumber, int alignment, byte[] metadataJson, List<FieldSchema> fieldSchema)
+        throws IOException {
         if (!ShardLayout.isValidAlignment(alignment)) {
             throw new IllegalArgumentException("alignment must be a power of two between "
                 + ShardHeaderDescriptor.MIN_ALIGNMENT + " and " + ShardHeaderDescriptor.MAX_ALIGNMENT + ": " + alignment);
@@ -68,30 +95,45 @@ public final class ShardWriter implements AutoCloseable {
         this.temporary = target.resolveSibling(target.getFileName() + ".tmp");
         this.alignment = alignment;
         this.metadata = metadataJson.clone();
+        FieldSchema.checkSchema(fieldSchema);
+        this.fields = fieldSchema.isEmpty() ? null : new FieldColumns(List.copyOf(fieldSchema));
         this.channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE);
         fileCrc.reset();
-        ShardHeaderFlyweight.write(stagingView, 0, alignment, shardNumber, work);
+        ShardHeaderFlyweight.write(stagingView, 0, alignment, shardNumber,
+            fields == null ? ShardHeaderDescriptor.MINOR_VERSION : ShardHeaderDescriptor.FIELDS_MINOR_VERSION, work);
         staging.position(ShardHeaderDescriptor.LENGTH);
         position = ShardHeaderDescriptor.LENGTH;
     }
 
     /** Size the finished shard would have if one more record with this payload and key were appended. */
     public long projectedLength(long payloadLength, int keyLength) {
+        return projectedLength(payloadLength, keyLength, null);
+    }
+
+    /**
+     * Size the finished shard would have (at most, with fields: the metadata's numbers are counted at their
+     * widest) if one more record with this payload, key and field values were appended.
+     */
+    public long projectedLength(long payloadLength, int keyLength, FieldValues values) {
         long end = BitUtil.align(Math.max(position, ShardLayout.recordsStart(alignment)), alignment) + payloadLength;
-        return finishedLength(end, records + 1, keyBytes + keyLength);
+        return finishedLength(end, records + 1, keyBytes + keyLength, values, 1);
     }
 
-    /** Size the shard would have if finished now. */
+    /** Size the shard would have if finished now (at most, with fields). */
     public long length() {
-        return finishedLength(position, records, keyBytes);
+        return finishedLength(position, records, keyBytes, null, 0);
     }
 
-    private long finishedLength(long recordsEnd, long count, long keyTableLength) {
+    private long finishedLength(long recordsEnd, long count, long keyLength, FieldValues values, int extra) {
+        long keyTableLength = fields == null ? keyLength
+            : FieldsSectionDescriptor.sectionOffset(keyLength) + fields.sectionLength(values, extra);
         long keyTable = ShardLayout.keyTableOffset(ShardLayout.indexOffset(recordsEnd), count);
-        return ShardLayout.footerOffset(ShardLayout.metadataOffset(keyTable, keyTableLength), metadata.length)
+        long metadataLength = metadata.length + (fields == null ? 0 : SECTION_METADATA_BOUND);
+        return ShardLayout.footerOffset(ShardLayout.metadataOffset(keyTable, keyTableLength), metadataLength)
             + ShardFooterDescriptor.LENGTH;
     }
+
 
     public long records() {
         return records;
@@ -116,11 +158,25 @@ public final class ShardWriter implements AutoCloseable {
     /** As {@link #append(Codec, DirectBuffer, int, int, int, int, int, int, String)} with the key in UTF-8. */
     public long append(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
                        int channels, int label, byte[] keyUtf8) throws IOException {
+        return append(codec, payload, offset, length, height, width, channels, label, keyUtf8, null);
+    }
+
+    /**
+     * As {@link #append(Codec, DirectBuffer, int, int, int, int, int, int, byte[])} with the record's field values
+     * ({@code values} null: every field empty, which only variable-length fields may be; a shard without fields
+     * takes null only).
+     */
+    public long append(Codec codec, DirectBuffer payload, int offset, int length, int height, int width,
+                       int channels, int label, byte[] keyUtf8, FieldValues values) throws IOException {
         ensureOpen();
+        if (fields == null && values != null) {
+            throw new IllegalArgumentException("shard " + target.getFileName() + " has no fields; record "
+                + keyText(keyUtf8) + " came with field values");
+        }
         if (keyUtf8.length > IndexEntryDescriptor.MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("key is longer than " + IndexEntryDescriptor.MAX_KEY_LENGTH + " bytes: " + keyText(keyUtf8));
         }
-        long projected = projectedLength(length, keyUtf8.length);
+        long projected = projectedLength(length, keyUtf8.length, values);
         if (projected > ShardLayout.MAX_SHARD_BYTES) {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " would grow shard " + target.getFileName() + " to "
                 + projected + " bytes, past the format's limit of " + ShardLayout.MAX_SHARD_BYTES);
@@ -136,6 +192,13 @@ public final class ShardWriter implements AutoCloseable {
         } catch (ShardFormatException e) {
             throw new IllegalArgumentException("record " + keyText(keyUtf8) + " cannot be stored: " + e.detail(), e);
         }
+        if (fields != null) {
+            try {
+                fields.add(values);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("record " + keyText(keyUtf8) + " cannot be stored: " + e.getMessage(), e);
+            }
+        }
         writeZeros(payloadOffset - position);
         writeBytes(payload, offset, length);
         keys.putBytes((int) keyBytes, keyUtf8);
@@ -150,14 +213,27 @@ public final class ShardWriter implements AutoCloseable {
         writeZeros(indexOffset - position);
         int indexLength = (int) (records * IndexEntryDescriptor.LENGTH);
         writeBytes(index, 0, indexLength);
-        writeBytes(keys, 0, (int) keyBytes);
+        long keyTableLength = keyBytes;
+        byte[] metadata = this.metadata;
+        if (fields != null) {
+            // The fields section goes after the keys, 8-aligned within the table (SPEC.md section 17.2).
+            long sectionOffset = FieldsSectionDescriptor.sectionOffset(keyBytes);
+            long sectionLength = fields.sectionLength();
+            keyTableLength = sectionOffset + sectionLength;
+            keys.checkLimit((int) keyTableLength);
+            keys.setMemory((int) keyBytes, (int) (sectionOffset - keyBytes), (byte) 0);
+            fields.writeSection(keys, (int) sectionOffset);
+            metadata = withSection(new FieldsSectionPlacement(sectionOffset, sectionLength,
+                work.compute(keys, (int) sectionOffset, (int) sectionLength)));
+        }
+        writeBytes(keys, 0, (int) keyTableLength);
         UnsafeBuffer metadataView = new UnsafeBuffer(metadata);
         writeBytes(metadataView, 0, metadata.length);
         writeZeros(ShardLayout.footerOffset(position, 0) - position);
         long fileLength = position + ShardFooterDescriptor.LENGTH;
         UnsafeBuffer footer = new UnsafeBuffer(new byte[ShardFooterDescriptor.LENGTH]);
-        ShardFooterFlyweight.write(footer, 0, records, indexOffset, keyBytes, metadata.length, fileLength,
-            work.compute(index, 0, indexLength), work.compute(keys, 0, (int) keyBytes),
+        ShardFooterFlyweight.write(footer, 0, records, indexOffset, keyTableLength, metadata.length, fileLength,
+            work.compute(index, 0, indexLength), work.compute(keys, 0, (int) keyTableLength),
             work.compute(metadataView, 0, metadata.length), work);
         writeBytes(footer, 0, ShardFooterDescriptor.LENGTH);
         flush();
@@ -182,6 +258,13 @@ public final class ShardWriter implements AutoCloseable {
         } finally {
             Files.deleteIfExists(temporary);
         }
+    }
+
+    /** The metadata with {@code fieldsSection} added (compact, keys sorted, as every shard's metadata is). */
+    private byte[] withSection(FieldsSectionPlacement placement) throws IOException {
+        Map<String, Object> parsed = Json.parseObject(this.metadata);
+        parsed.put(FieldsSectionPlacement.SECTION_KEY, placement.toMetadata());
+        return Json.compact(parsed);
     }
 
     // Keys are only decoded for error messages, not on every append.

@@ -53,7 +53,8 @@ public final class DatasetMerger {
                 || !Objects.equals(convert.get("inputFingerprint"), firstConvert.get("inputFingerprint"))
                 || !Objects.equals(convert.get("shardBytes"), firstConvert.get("shardBytes"))
                 || !Objects.equals(manifest.metadata().get("preprocessing"), first.metadata().get("preprocessing"))
-                || !manifest.classes().equals(first.classes())) {
+                || !manifest.classes().equals(first.classes())
+                || !manifest.fieldSchema().equals(first.fieldSchema())) {
                 throw new IllegalArgumentException(part + " is part " + spec + " of a different conversion (other inputs,"
                     + " options or part count) than " + parts.get(0));
             }
@@ -96,8 +97,9 @@ public final class DatasetMerger {
         convert.put("inputs", convert.get("totalInputs"));
         convert.remove("runFingerprint");
         metadata.put("convert", convert);
-        DatasetManifest merged = new DatasetManifest(DatasetManifest.FORMAT, DatasetManifest.FORMAT_VERSION, records, bytes,
-            first.classes(), shards, metadata, rejected);
+        DatasetManifest merged = new DatasetManifest(DatasetManifest.FORMAT,
+            DatasetManifest.formatVersionFor(first.fieldSchema()), records, bytes, first.classes(), first.fields(), shards,
+            metadata, rejected);
         Durability.syncDirectory(output);
         Durability.writeAtomically(output.resolve(DatasetManifest.FILE_NAME), Json.pretty(merged));
         return merged;
