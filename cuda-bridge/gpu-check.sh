@@ -57,8 +57,8 @@ timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-pa
 tests=$?
 
 echo "== 3/3 measurements"
-# GpuCheck (a tool in the main jar) measures copies and the kernel; DevicePipelineCheck (a harness in the test jar)
-# drives the device pipeline with test batches. One failing does not hide the other.
+# GpuCheck measures copies, the kernel and nvJPEG; DevicePipelineCheck drives the device pipeline with test batches.
+# Both are tools in the test jar (the library jar ships neither). One failing does not hide the other.
 measure() {
   local rc=0
   local shards=()

@@ -23,8 +23,8 @@ import org.bytedeco.cuda.global.cudart;
  * pinned peak, GPU augmentation time per batch, and with {@code --jpeg-shards DIR} nvJPEG's batched decode of jpeg
  * shards' payloads per backend (hardware JPEG engines, hybrid). {@code --probe} only reports whether CUDA is usable (exit 2 when
  * not). It measures the hardware and the kernel through this module's public API; the throughput of the device
- * pipeline fed by test batches is a harness and lives in test code ({@code DevicePipelineCheck}). Figures vary by
- * machine.
+ * pipeline fed by test batches is {@code DevicePipelineCheck}. Both live in the test jar, which the GPU bundle carries,
+ * so the library jar ships no tool. Figures vary by machine.
  */
 public final class GpuCheck {
     private static final int SIDE = 224;

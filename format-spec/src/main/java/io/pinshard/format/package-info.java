@@ -1,0 +1,6 @@
+/**
+ * The shard format of SPEC.md as code: the *Descriptor layouts with their check validators, flyweights and encoders
+ * over them, the manifest, CRC32C and the error every reader reports. The bottom of the house: it imports only the
+ * JDK, Agrona and Jackson, never another pinshard module.
+ */
+package io.pinshard.format;
