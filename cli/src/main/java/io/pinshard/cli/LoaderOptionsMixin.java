@@ -65,6 +65,22 @@ final class LoaderOptionsMixin {
     @Option(names = "--drop-last", description = "Drop the incomplete last batch instead of delivering it.")
     boolean dropLast;
 
+    @Option(names = "--fields", split = ",", paramLabel = "NAME[,NAME...]", description = "Record fields each batch "
+        + "carries beside the pixels (docs/fields.md), e.g. caption,boxes; none by default.")
+    java.util.List<String> fields;
+
+    @Option(names = "--field-bytes", paramLabel = "N", description = "Room per sample and field in a batch slot "
+        + "(default 1024); a longer value fails with its record and field named.")
+    Integer fieldBytes;
+
+    @Option(names = "--boxes", paramLabel = "FIELD", description = "A float32 field of boxes (x0,y0,x1,y1 per box, "
+        + "stored-image pixels) moved through each sample's crop and flip; must be among --fields.")
+    String boxes;
+
+    @Option(names = "--box-min-visible", paramLabel = "F", defaultValue = "0", description = "With --boxes: keep a "
+        + "box when at least this share of its area stays in the crop (default ${DEFAULT-VALUE}: any visible part).")
+    double boxMinVisible;
+
     /**
      * A builder holding these options; callers add what is theirs (allocator, data-wait guard).
      *
@@ -91,6 +107,15 @@ final class LoaderOptionsMixin {
             builder.evalCropFraction(evalCropFraction);
         }
         builder.dropLast(dropLast);
+        if (fields != null) {
+            builder.fields(fields.toArray(String[]::new));
+        }
+        if (fieldBytes != null) {
+            builder.fieldBytes(fieldBytes);
+        }
+        if (boxes != null) {
+            builder.boxes(boxes, boxMinVisible);
+        }
         if (prefetch != null) {
             builder.prefetch(prefetch);
         }

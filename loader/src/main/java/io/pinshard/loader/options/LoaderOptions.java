@@ -37,6 +37,7 @@ import java.util.Objects;
  * @param dataWaitWarnFraction warn when data-wait exceeds this fraction of step time over a window (0.10)
  * @param dataWaitWindow     steps per data-wait window
  * @param resampler          who does the bilinear crop of 3-channel images ({@link Resampler#AUTO})
+ * @param fields             record fields each batch carries beside the pixels ({@link FieldSelection#NONE})
  */
 public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder order, long seed, boolean dropLast,
                             int prefetch, int rank, int worldSize, LoaderMode mode, CrcCheck crcCheck,
@@ -44,7 +45,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
                             BatchMemoryAllocator scratchAllocator, double scaleMin, double scaleMax, double ratioMin,
                             double ratioMax, double flipProbability, double evalCropFraction, int quasiRandomWindow,
                             boolean reducedJpegDecode, double dataWaitWarnFraction, int dataWaitWindow,
-                            Resampler resampler) {
+                            Resampler resampler, FieldSelection fields) {
 
     public LoaderOptions {
         Objects.requireNonNull(order, "order");
@@ -54,6 +55,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         Objects.requireNonNull(allocator, "allocator");
         Objects.requireNonNull(scratchAllocator, "scratchAllocator");
         Objects.requireNonNull(resampler, "resampler");
+        Objects.requireNonNull(fields, "fields");
         require(batchSize >= 1 && batchSize <= 1 << 16, "batch size must be 1..65536: " + batchSize);
         require(crop >= 1 && crop <= 8192, "crop must be 1..8192 pixels: " + crop);
         require((long) batchSize * crop * crop * 3 <= Integer.MAX_VALUE - 4096,
@@ -69,6 +71,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         require(quasiRandomWindow >= 1, "quasi-random window must be at least 1 record");
         require(dataWaitWarnFraction > 0, "data-wait warning fraction must be positive");
         require(dataWaitWindow >= 1, "data-wait window must be at least 1 step");
+        require((long) batchSize * fields.stride() * fields.count() <= 1L << 30,
+            "fields of " + fields.count() + " x " + batchSize + " x " + fields.stride() + " bytes exceed 1 GiB per batch");
     }
 
     private static void require(boolean condition, String message) {
@@ -92,6 +96,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         b.quasiRandomWindow = quasiRandomWindow; b.reducedJpegDecode = reducedJpegDecode;
         b.dataWaitWarnFraction = dataWaitWarnFraction; b.dataWaitWindow = dataWaitWindow;
         b.resampler = resampler;
+        b.fieldNames = fields.names(); b.fieldBytes = fields.bytesPerSample(); b.boxes = fields.boxes();
+        b.boxMinVisible = fields.boxMinVisible();
         return b;
     }
 
@@ -122,6 +128,10 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         private double dataWaitWarnFraction = 0.10;
         private int dataWaitWindow = 50;
         private Resampler resampler = Resampler.AUTO;
+        private java.util.List<String> fieldNames = FieldSelection.NONE.names();
+        private int fieldBytes = FieldSelection.NONE.bytesPerSample();
+        private String boxes;
+        private double boxMinVisible;
 
         private Builder() {
         }
@@ -163,12 +173,24 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         /** {@link Resampler#VECTOR} makes {@link io.pinshard.loader.Loader#open} fail, with the reason, where it cannot run. */
         public Builder resampler(Resampler value) { resampler = value; return this; }
 
+        /** Record fields every batch carries, by name (docs/fields.md); none by default. */
+        public Builder fields(String... names) { fieldNames = java.util.List.of(names); return this; }
+
+        /** Room per sample and field in a slot (1024 bytes by default); a longer value fails the epoch, naming it. */
+        public Builder fieldBytes(int value) { fieldBytes = value; return this; }
+
+        /**
+         * Moves the boxes of float32 field {@code field} (selected with {@link #fields}) through each sample's crop
+         * and flip, keeping a box when at least {@code minVisible} of its area stays in the crop.
+         */
+        public Builder boxes(String field, double minVisible) { boxes = field; boxMinVisible = minVisible; return this; }
+
         public LoaderOptions build() {
             int slots = prefetch > 0 ? prefetch : Math.max(2, 2 * workers);
             return new LoaderOptions(batchSize, crop, workers, order, seed, dropLast, slots, rank, worldSize, mode,
                 crcCheck, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
                 flipProbability, evalCropFraction, quasiRandomWindow, reducedJpegDecode, dataWaitWarnFraction,
-                dataWaitWindow, resampler);
+                dataWaitWindow, resampler, new FieldSelection(fieldNames, fieldBytes, boxes, boxMinVisible));
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.pinshard.loader.ring;
 
+import io.pinshard.loader.options.FieldSelection;
 import io.pinshard.memory.NativeRegion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -66,6 +67,11 @@ public final class Batch implements AutoCloseable {
     private final long idsOffset;
     private final UnsafeBuffer labels;
     private final UnsafeBuffer ids;
+    private final FieldSelection fields;
+    /** Per selected field: its lengths (int32 per sample) and its values ({@code stride} bytes per sample). */
+    private final UnsafeBuffer[] fieldLengths;
+    private final long[] fieldValuesOffsets;
+    private final UnsafeBuffer[] fieldValues;
     private int epoch;
     private long index;
     private long sequence;
@@ -82,7 +88,8 @@ public final class Batch implements AutoCloseable {
     @SuppressWarnings("unused") // through SKIPPED
     private int skipped;
 
-    Batch(RingSlots ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset) {
+    Batch(RingSlots ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset,
+          FieldSelection fields) {
         this.ring = ring;
         this.slot = slot;
         this.region = region;
@@ -93,6 +100,17 @@ public final class Batch implements AutoCloseable {
         this.idsOffset = idsOffset;
         this.labels = new UnsafeBuffer(region.address() + labelsOffset, capacity * Integer.BYTES);
         this.ids = new UnsafeBuffer(region.address() + idsOffset, capacity * Long.BYTES);
+        this.fields = fields;
+        this.fieldLengths = new UnsafeBuffer[fields.count()];
+        this.fieldValuesOffsets = new long[fields.count()];
+        this.fieldValues = new UnsafeBuffer[fields.count()];
+        long imageBytes = (long) crop * crop * 3;
+        for (int f = 0; f < fields.count(); f++) {
+            fieldLengths[f] = new UnsafeBuffer(region.address()
+                + BatchRingDescriptor.fieldLengthsOffset(capacity, imageBytes, fields.stride(), f), capacity * Integer.BYTES);
+            fieldValuesOffsets[f] = BatchRingDescriptor.fieldValuesOffset(capacity, imageBytes, fields.stride(), f);
+            fieldValues[f] = new UnsafeBuffer(region.address() + fieldValuesOffsets[f], capacity * fields.stride());
+        }
     }
 
     /** Hands the batch to the consumer (consumer thread; the slot was released before). */
@@ -129,6 +147,101 @@ public final class Batch implements AutoCloseable {
 
     public void putSampleId(int i, long record) {
         ids.putLong(i * Long.BYTES, record);
+    }
+
+    /** Worker side, unchecked: where sample {@code i}'s value of field {@code f} goes ({@link #fieldCapacity()} bytes). */
+    public long slotFieldAddress(int f, int i) {
+        return region.address() + fieldValuesOffsets[f] + (long) i * fields.stride();
+    }
+
+    /** Worker side: the length of the value just written at {@link #slotFieldAddress}. */
+    public void putFieldLength(int f, int i, int length) {
+        fieldLengths[f].putInt(i * Integer.BYTES, length);
+    }
+
+    /** The selected fields, in the order this batch numbers them ({@link io.pinshard.loader.options.LoaderOptions#fields}). */
+    public FieldSelection fields() {
+        return fields;
+    }
+
+    /** The most bytes a sample's value of a field can have in this batch. */
+    public int fieldCapacity() {
+        return fields.bytesPerSample();
+    }
+
+    /** Bytes of sample {@code i}'s value of field {@code f} (boxes: 16 per kept box). */
+    public int fieldLength(int f, int i) {
+        long held = enter();
+        try {
+            int value = fieldLengths[checkField(f)].getInt(checkIndex(i) * Integer.BYTES);
+            checkStillHeld(held);
+            return value;
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /**
+     * Address of sample {@code i}'s value of field {@code f}: UTF-8 bytes for text, little-endian numbers for the
+     * numeric types, {@link #fieldLength} bytes of it valid while the batch is held.
+     */
+    public long fieldAddress(int f, int i) {
+        checkAccessible();
+        return region.address() + fieldValuesOffsets[checkField(f)] + (long) checkIndex(i) * fields.stride();
+    }
+
+    /** Address of field {@code f}'s {@code size()} int32 value lengths (one array per field, for tensor views). */
+    public long fieldLengthsAddress(int f) {
+        checkAccessible();
+        return fieldLengths[checkField(f)].addressOffset();
+    }
+
+    /** Bytes between two samples' values of one field ({@link #fieldAddress} of i + 1 minus that of i). */
+    public int fieldStrideBytes() {
+        return fields.stride();
+    }
+
+    /** Sample {@code i}'s value of a text field as a {@code String}: allocates, not for a hot path. */
+    public String fieldString(int f, int i) {
+        long held = enter();
+        try {
+            int length = fieldLengths[checkField(f)].getInt(checkIndex(i) * Integer.BYTES);
+            byte[] bytes = new byte[Math.max(0, Math.min(length, fields.bytesPerSample()))];
+            fieldValues[f].getBytes(i * fields.stride(), bytes);
+            checkStillHeld(held);
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        } finally {
+            ring.exit();
+        }
+    }
+
+    /** Element {@code k} of sample {@code i}'s value of a float32 field (boxes: box k / 4, coordinate k % 4). */
+    public float fieldFloat(int f, int i, int k) {
+        return Float.intBitsToFloat(fieldInt(f, i, k));
+    }
+
+    /** Element {@code k} of sample {@code i}'s value of an int32 field. */
+    public int fieldInt(int f, int i, int k) {
+        long held = enter();
+        try {
+            int length = fieldLengths[checkField(f)].getInt(checkIndex(i) * Integer.BYTES);
+            if (k < 0 || (long) (k + 1) * Integer.BYTES > length) {
+                throw new IndexOutOfBoundsException("element " + k + " of a " + length + "-byte value of field "
+                    + fields.names().get(f));
+            }
+            int value = fieldValues[f].getInt(i * fields.stride() + k * Integer.BYTES, java.nio.ByteOrder.LITTLE_ENDIAN);
+            checkStillHeld(held);
+            return value;
+        } finally {
+            ring.exit();
+        }
+    }
+
+    private int checkField(int f) {
+        if (f < 0 || f >= fieldLengths.length) {
+            throw new IndexOutOfBoundsException("field " + f + " of a batch carrying " + fields.names());
+        }
+        return f;
     }
 
     /** Address of image 0, pixel (0, 0), channel R. */

@@ -7,6 +7,7 @@ import static io.pinshard.loader.ring.BatchRingDescriptor.TICKET_OFFSET;
 import static io.pinshard.loader.ring.BatchRingDescriptor.slotOffset;
 import static io.pinshard.loader.ring.BatchRingDescriptor.workerOffset;
 
+import io.pinshard.loader.options.FieldSelection;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.reader.ReadGuard;
@@ -56,7 +57,8 @@ public final class BatchRing implements RingSlots, AutoCloseable {
         long imageBytes = (long) options.crop() * options.crop() * 3;
         long labelsOffset = BatchRingDescriptor.slotLabelsOffset(batchSize, imageBytes);
         long idsOffset = BatchRingDescriptor.slotIdsOffset(batchSize, imageBytes);
-        long slotBytes = BatchRingDescriptor.slotLength(batchSize, imageBytes);
+        FieldSelection fields = options.fields();
+        long slotBytes = BatchRingDescriptor.slotLength(batchSize, imageBytes, fields.count(), fields.stride());
         int controlBytes = BatchRingDescriptor.controlLength(slots, workers);
         this.regions = new NativeRegion[slots];
         this.batches = new Batch[slots];
@@ -72,8 +74,10 @@ public final class BatchRing implements RingSlots, AutoCloseable {
             control.setMemory(0, controlBytes, (byte) 0);
             for (int s = 0; s < slots; s++) {
                 regions[s] = options.allocator().allocate(slotBytes, BatchRingDescriptor.SLOT_ALIGNMENT);
-                BatchRingDescriptor.checkSlot(regions[s].address(), regions[s].length(), batchSize, imageBytes);
-                batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), labelsOffset, idsOffset);
+                BatchRingDescriptor.checkSlot(regions[s].address(), regions[s].length(), batchSize, imageBytes,
+                    fields.count(), fields.stride());
+                batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), labelsOffset, idsOffset,
+                    fields);
             }
         } catch (RuntimeException | Error e) {
             close();

@@ -52,7 +52,14 @@ import org.agrona.BitUtil;
  *  |   Labels: capacity x int32                                     |
  *  +---------------------------------------------------------------+  slotIdsOffset, 64-aligned
  *  |   Record numbers: capacity x int64                             |
- *  +---------------------------------------------------------------+  slotLength, 64-aligned
+ *  +---------------------------------------------------------------+  slotFieldsOffset, 64-aligned
+ *  |   Field 0: value lengths, capacity x int32                     |  fieldLengthsOffset(f)
+ *  +---------------------------------------------------------------+  64-aligned
+ *  |   Field 0: values, capacity x stride bytes (sample i at i x    |  fieldValuesOffset(f)
+ *  |   stride; stride = bytes per sample rounded up to 8)           |
+ *  +---------------------------------------------------------------+  64-aligned
+ *  |   Field 1 .. F-1, alike (none without selected fields)        ...
+ *  +---------------------------------------------------------------+  slotLength
  * </pre>
  * A slot is allocated {@link #SLOT_ALIGNMENT}-aligned (a page), so the images start on a page.
  */
@@ -120,9 +127,36 @@ public final class BatchRingDescriptor {
             SLOT_ARRAY_ALIGNMENT);
     }
 
-    /** Bytes of one slot. */
-    static long slotLength(int capacity, long imageBytes) {
+    /** Offset of the first selected field's block in a slot: the end of the record numbers. */
+    static long slotFieldsOffset(int capacity, long imageBytes) {
         return BitUtil.align(slotIdsOffset(capacity, imageBytes) + (long) capacity * Long.BYTES, SLOT_ARRAY_ALIGNMENT);
+    }
+
+    /** Bytes of one field's block: its lengths, then its values {@code stride} bytes apart. */
+    static long fieldBlockLength(int capacity, int stride) {
+        return BitUtil.align((long) capacity * Integer.BYTES, SLOT_ARRAY_ALIGNMENT)
+            + BitUtil.align((long) capacity * stride, SLOT_ARRAY_ALIGNMENT);
+    }
+
+    /** Offset of field {@code field}'s value lengths in a slot. */
+    static long fieldLengthsOffset(int capacity, long imageBytes, int stride, int field) {
+        return slotFieldsOffset(capacity, imageBytes) + field * fieldBlockLength(capacity, stride);
+    }
+
+    /** Offset of field {@code field}'s first value in a slot. */
+    static long fieldValuesOffset(int capacity, long imageBytes, int stride, int field) {
+        return fieldLengthsOffset(capacity, imageBytes, stride, field)
+            + BitUtil.align((long) capacity * Integer.BYTES, SLOT_ARRAY_ALIGNMENT);
+    }
+
+    /** Bytes of one slot without fields. */
+    static long slotLength(int capacity, long imageBytes) {
+        return slotLength(capacity, imageBytes, 0, 0);
+    }
+
+    /** Bytes of one slot carrying {@code fields} fields of {@code stride} bytes per sample. */
+    static long slotLength(int capacity, long imageBytes, int fields, int stride) {
+        return slotFieldsOffset(capacity, imageBytes) + fields * fieldBlockLength(capacity, stride);
     }
 
     static void checkSlots(int slots) {
@@ -143,8 +177,8 @@ public final class BatchRingDescriptor {
     }
 
     /** Checks memory an allocator handed out for a slot. */
-    static void checkSlot(long address, long length, int capacity, long imageBytes) {
-        checkRegion("batch slot", address, length, slotLength(capacity, imageBytes), SLOT_ALIGNMENT);
+    static void checkSlot(long address, long length, int capacity, long imageBytes, int fields, int stride) {
+        checkRegion("batch slot", address, length, slotLength(capacity, imageBytes, fields, stride), SLOT_ALIGNMENT);
     }
 
     private static void checkRegion(String what, long address, long length, long required, int alignment) {

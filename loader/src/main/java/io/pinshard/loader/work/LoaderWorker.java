@@ -38,6 +38,8 @@ public final class LoaderWorker implements Runnable {
     private final int index;
     private final Dataset dataset;
     private final LoaderOptions options;
+    /** Whether batches carry record fields: the image path skips the field copy entirely without. */
+    private final boolean carriesFields;
     private final EpochPlan plan;
     private final BatchRing ring;
     private final SampleProcessor processor;
@@ -57,6 +59,7 @@ public final class LoaderWorker implements Runnable {
         this.control = control;
         this.dataset = dataset;
         this.options = options;
+        this.carriesFields = options.fields().count() > 0;
         this.plan = plan;
         this.ring = ring;
         this.processor = processor;
@@ -234,6 +237,9 @@ public final class LoaderWorker implements Runnable {
                 dataset.pin(record, view); // a streamed dataset keeps the shard mapped until unpin
                 try {
                     int bytes = processor.process(view, SplitMix.mix(seed, epoch, record), destination);
+                    if (carriesFields) {
+                        processor.copyFields(view, batch, inBatch);
+                    }
                     batch.putLabel(inBatch, view.label());
                     batch.putSampleId(inBatch, record);
                     ring.addWorkerCounter(index, BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET, bytes);

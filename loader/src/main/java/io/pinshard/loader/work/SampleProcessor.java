@@ -2,14 +2,19 @@ package io.pinshard.loader.work;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldType;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import io.pinshard.jpeg.OpenCvJpegDecoder;
 import io.pinshard.jpeg.RegionDecoder;
+import io.pinshard.loader.augment.BoxTransform;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
+import io.pinshard.loader.options.FieldSelection;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordDecoder;
@@ -35,6 +40,11 @@ public final class SampleProcessor implements AutoCloseable {
     private final SplitMix random = new SplitMix();
     private final CropResizer resizer;
     private final RecordDecoder decoder;
+    /** Per selected field: its position in the dataset's schema. */
+    private final int[] datasetFields;
+    /** The selected field of boxes, or -1. */
+    private final int boxesField;
+    private final BoxTransform boxTransform;
 
     public SampleProcessor(LoaderOptions options, Dataset dataset) {
         this.options = options;
@@ -45,6 +55,56 @@ public final class SampleProcessor implements AutoCloseable {
         long decoded = Math.max(Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW)),
             dataset.maxDecodedBytes(Codec.JPEG));
         this.decoder = new RecordDecoder(options.crcCheck(), payload, decoded);
+        FieldSelection fields = options.fields();
+        this.datasetFields = new int[fields.count()];
+        for (int f = 0; f < fields.count(); f++) {
+            String name = fields.names().get(f);
+            datasetFields[f] = dataset.fieldIndex(name);
+            if (datasetFields[f] < 0) {
+                throw new IllegalArgumentException(dataset.location() + " has no field " + name + "; its fields: "
+                    + dataset.fields().stream().map(FieldSchema::describe).toList());
+            }
+        }
+        this.boxesField = fields.boxesIndex();
+        if (boxesField >= 0) {
+            FieldSchema schema = dataset.fields().get(datasetFields[boxesField]);
+            if (schema.type() != FieldType.FLOAT32 || (schema.isFixed() && schema.length() % BoxTransform.BOX_FLOATS != 0)) {
+                throw new IllegalArgumentException("the boxes field must be float32 with 4 floats per box (x0, y0, "
+                    + "x1, y1): " + dataset.location() + "'s " + schema.describe());
+            }
+        }
+        this.boxTransform = new BoxTransform(fields.boxMinVisible());
+    }
+
+    /**
+     * Copies the selected fields of {@code record} into sample {@code inBatch} of {@code batch}; the boxes field goes
+     * through the crop and flip {@link #process} just gave the pixels (so call it after that, with the same record).
+     *
+     * @throws ShardFormatException naming the record when a value is not what its schema says
+     * @throws IllegalStateException naming the record and field when a value is longer than the slot's room
+     */
+    public void copyFields(RecordView record, Batch batch, int inBatch) {
+        for (int f = 0; f < datasetFields.length; f++) {
+            int field = datasetFields[f];
+            int length = record.fieldLength(field);
+            if (length > batch.fieldCapacity()) {
+                throw new IllegalStateException(record.corrupt(Kind.BAD_FIELDS, "field "
+                    + options.fields().names().get(f) + " holds " + length + " bytes, more than the loader's "
+                    + batch.fieldCapacity() + " per sample").getMessage()
+                    + "; give LoaderOptions.Builder.fieldBytes (--field-bytes) at least " + length);
+            }
+            long to = batch.slotFieldAddress(f, inBatch);
+            record.copyField(field, to);
+            if (f == boxesField) {
+                if (length % BoxTransform.BOX_BYTES != 0) {
+                    throw record.corrupt(Kind.BAD_FIELDS, "boxes field " + options.fields().boxes() + " holds "
+                        + length + " bytes, not whole boxes of 4 float32");
+                }
+                length = BoxTransform.BOX_BYTES
+                    * boxTransform.transform(to, length / BoxTransform.BOX_BYTES, box, options.crop(), to, 0);
+            }
+            batch.putFieldLength(f, inBatch, length);
+        }
     }
 
     /** The crop box and flip this record gets for {@code sampleSeed}; the box is in stored-image pixels. */
