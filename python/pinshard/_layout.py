@@ -4,7 +4,7 @@ the generator writes, and says how to regenerate it.
 """
 
 MAGIC = b"PINSRING"
-VERSION = 2
+VERSION = 3
 BLOCK_LENGTH = 128
 PAGE = 4096
 MAX_SLOTS = 1024
@@ -30,7 +30,13 @@ WORLD_SIZE_OFFSET = 100
 SERVER_PID_OFFSET = 104
 SERVER_START_MILLIS_OFFSET = 112
 CLASS_COUNT_OFFSET = 120
+FIELD_COUNT_OFFSET = 124
 HEADER_END = 128
+MAX_FIELDS = 255
+FIELDS_BLOCK_LENGTH = 4096
+FIELDS_JSON_LENGTH_OFFSET = 0
+FIELDS_JSON_OFFSET = 4
+FIELDS_JSON_MAX_BYTES = 4092
 FLAG_EVAL = 1
 SERVER_BLOCK_OFFSET = 128
 STATUS_OFFSET = 128
@@ -81,6 +87,10 @@ def slot_header_offset(slot):
     return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH
 
 
+def fields_block_offset(slots):
+    return slot_header_offset(slots)
+
+
 def slots_offset(slots):
-    end = slot_header_offset(slots)
+    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH
     return (end + PAGE - 1) // PAGE * PAGE

@@ -18,7 +18,10 @@ import torch
 from . import _layout as L
 
 #: The ring versions this client reads.
-SUPPORTED_VERSIONS = (2,)
+SUPPORTED_VERSIONS = (3,)
+# Record field types (docs/fields.md) -> numpy dtype of their elements; None: byte strings.
+_FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
+_FIELD_NAME = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 
 
 class RingError(RuntimeError):
@@ -143,11 +146,16 @@ def _process_alive(pid):
 class Batch:
     """One batch in a ring slot. `images` is a uint8 [N, H, W, C] tensor and `labels` an int32 [N] tensor, both
     viewing the slot's memory; `ids` the int64 record numbers. Unpacks as `images, labels`. The memory is the
-    server's again after `release()`: do not use the tensors past it (copy what you keep)."""
+    server's again after `release()`: do not use the tensors past it (copy what you keep).
 
-    __slots__ = ("images", "labels", "ids", "epoch", "index", "slot", "sequence", "_ring", "_released")
+    `fields` holds the record fields the server was asked to carry (`pinshard serve --fields ...`), by name: text
+    (utf8, json) as a list of `str` per batch, bytes as a list of `bytes`, a fixed-length numeric field as one
+    [N, length] tensor viewing the slot, a variable-length one as a list of N 1-D tensors viewing the slot (boxes:
+    [k, 4] each, already moved through the sample's crop and flip)."""
 
-    def __init__(self, ring, slot, sequence, epoch, index, images, labels, ids):
+    __slots__ = ("images", "labels", "ids", "fields", "epoch", "index", "slot", "sequence", "_ring", "_released")
+
+    def __init__(self, ring, slot, sequence, epoch, index, images, labels, ids, fields=None):
         self._ring = ring
         self.slot = slot
         self.sequence = sequence
@@ -156,6 +164,7 @@ class Batch:
         self.images = images
         self.labels = labels
         self.ids = ids
+        self.fields = fields if fields is not None else {}
         self._released = False
 
     def __iter__(self):
@@ -297,6 +306,7 @@ class Ring:
         self.classes = self._int(L.CLASS_COUNT_OFFSET)
         if self.classes < 0:
             raise RingError("%s has an inconsistent header (CLASS_COUNT %d)" % (self.path, self.classes))
+        self.field_layout = self._read_fields()
         self._size = size
         self.eval_mode = bool(self._int(L.FLAGS_OFFSET) & L.FLAG_EVAL)
         if platform.machine() not in ("x86_64", "AMD64"):
@@ -550,10 +560,76 @@ class Ring:
             size, self.height, self.width, self.channels)
         labels = torch.from_numpy(self._check_labels(slot, labels_at, size))
         ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
-        batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids)
+        fields = self._field_values(slot, images_at, size) if self.field_layout else None
+        batch = Batch(self, slot, sequence, batch_epoch, index, images, labels, ids, fields)
         self._held[slot] = sequence
         self._last_consumed = (batch_epoch, index + 1)
         return batch, waited
+
+    def _read_fields(self):
+        """The fields block (docs/RING.md, "Fields"): one checked entry per FIELD_COUNT, each inside every slot."""
+        count = self._int(L.FIELD_COUNT_OFFSET)
+        block = L.fields_block_offset(self.slots)
+        length = int(self._u8[block:block + 4].view("<i4")[0])
+        if not (0 <= count <= L.MAX_FIELDS and 0 <= length <= L.FIELDS_JSON_MAX_BYTES and (count == 0) == (length == 0)):
+            raise RingError("%s has an inconsistent fields block: FIELD_COUNT %d, %d bytes of description"
+                            % (self.path, count, length))
+        if count == 0:
+            return []
+        import json
+        text = bytes(self._u8[block + L.FIELDS_JSON_OFFSET:block + L.FIELDS_JSON_OFFSET + length])
+        try:
+            entries = json.loads(text.decode("utf-8"))
+        except ValueError as e:
+            raise RingError("%s's fields block is not a JSON list of fields: %s" % (self.path, e))
+        if not isinstance(entries, list) or len(entries) != count:
+            raise RingError("%s has an inconsistent fields block: FIELD_COUNT %d, %s entries"
+                            % (self.path, count, len(entries) if isinstance(entries, list) else "no"))
+        names = set()
+        for e in entries:
+            ok = (isinstance(e, dict) and isinstance(e.get("name"), str) and _FIELD_NAME.match(e["name"])
+                  and e["name"] not in names and e.get("type") in _FIELD_DTYPES
+                  and all(isinstance(e.get(k), int) and not isinstance(e.get(k), bool)
+                          for k in ("length", "stride", "lengths", "values"))
+                  and isinstance(e.get("boxes"), bool))
+            if ok:
+                ok = (e["length"] >= 0 and e["stride"] >= 1 and e["stride"] % 8 == 0
+                      and 0 <= e["lengths"] <= self._stride - 4 * self.capacity and e["lengths"] % 4 == 0
+                      and 0 <= e["values"] <= self._stride - self.capacity * e["stride"] and e["values"] % 8 == 0
+                      and (not e["boxes"] or e["type"] == "float32"))
+            if not ok:
+                raise RingError("%s's fields block has an impossible field (slots of %d bytes, %d samples): %r"
+                                % (self.path, self._stride, self.capacity, e))
+            names.add(e["name"])
+        return entries
+
+    def _field_values(self, slot, start, size):
+        """The batch's fields by name, each sample's length checked against the field's room and type."""
+        out = {}
+        for e in self.field_layout:
+            lengths = self._u8[start + e["lengths"]:start + e["lengths"] + 4 * size].view("<i4")
+            dtype = _FIELD_DTYPES[e["type"]]
+            width = 1 if dtype is None else np.dtype(dtype).itemsize
+            low, high = (int(lengths.min()), int(lengths.max())) if size else (0, 0)
+            if low < 0 or high > e["stride"] or any(int(n) % width for n in lengths):
+                raise RingError("%s: slot %d's field %s has a length outside 0..%d or not whole %d-byte elements: "
+                                "the slot was overwritten" % (self.path, slot, e["name"], e["stride"], width))
+            values = start + e["values"]
+            stride = e["stride"]
+            if dtype is None:
+                raw = [bytes(self._u8[values + i * stride:values + i * stride + int(lengths[i])]) for i in range(size)]
+                out[e["name"]] = raw if e["type"] == "bytes" else [b.decode("utf-8", "replace") for b in raw]
+            elif e["length"] and low == high == e["length"] * width:
+                matrix = self._u8[values:values + size * stride].view(dtype).reshape(size, stride // width)
+                out[e["name"]] = torch.from_numpy(matrix[:, :e["length"]])
+            else:
+                row = []
+                for i in range(size):
+                    at = values + i * stride
+                    view = torch.from_numpy(self._u8[at:at + int(lengths[i])].view(dtype))
+                    row.append(view.view(-1, 4) if e["boxes"] else view)
+                out[e["name"]] = row
+        return out
 
     def _check_slot(self, slot, size, images_at, labels_at, ids_at):
         start = self._slots_offset + slot * self._stride
@@ -749,6 +825,8 @@ def check_ring_file(path, accept_other_user=False):
             ring._check_slot(slot, size, ring._long(header + L.SLOT_IMAGES_OFFSET), labels_at,
                              ring._long(header + L.SLOT_IDS_OFFSET))
             ring._check_labels(slot, labels_at, size)
+            if ring.field_layout:
+                ring._field_values(slot, ring._long(header + L.SLOT_IMAGES_OFFSET), size)
             count += 1
         return count
     finally:

@@ -17,7 +17,9 @@ from .client import Ring, RingError, _process_alive, is_own_regular_file, resolv
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
                  "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",
                  "resampler": "--resampler", "client_timeout": "--client-timeout", "scale": "--scale",
-                 "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction"}
+                 "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction",
+                 "fields": "--fields", "field_bytes": "--field-bytes", "boxes": "--boxes",
+                 "box_min_visible": "--box-min-visible"}
 
 
 def pinshard_command(*args):

@@ -80,6 +80,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     Yields `(images, labels)`: images `dtype` in `layout`, normalised when float (see `to_training`), labels int64,
     both new tensors on `device` that stay valid (the ring slot goes back to the server at once). `copy=False`
     with dtype uint8 and layout NHWC yields the ring's own zero-copy views instead, valid until the next batch.
+    With `fields=["caption", ...]` (record fields of the dataset, docs/fields.md) it yields `(images, labels,
+    fields)`: `fields[name]` is a list of `str` for text, a tensor `[N, length]` for a fixed-length numeric field, a
+    list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
+    crop and flip (a list of `[k, 4]` tensors); `field_bytes` is the room per sample (1024 by default).
 
     Use it directly or through `DataLoader(ds, batch_size=None)` with `num_workers=0`: the server already decodes
     and crops in `workers` JVM threads, and worker processes would each start a server and deliver the epoch again
@@ -110,7 +114,8 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                  seed: int = 0, eval: bool = False, drop_last: bool = False, scale: Optional[Sequence[float]] = None,
                  ratio: Optional[Sequence[float]] = None, flip: Optional[float] = None, rank: Optional[int] = None,
                  world_size: Optional[int] = None, copy: bool = True, ready_timeout: float = 600.0,
-                 server_options: Optional[Dict[str, Any]] = None):
+                 server_options: Optional[Dict[str, Any]] = None, fields: Optional[Sequence[str]] = None,
+                 boxes: Optional[str] = None, field_bytes: Optional[int] = None):
         super().__init__()
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
@@ -130,7 +135,13 @@ class PinshardDataset(torch.utils.data.IterableDataset):
             cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
             workers = max(1, cpus // max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1"))))
         options["workers"] = workers
-        for key, value in (("prefetch", prefetch), ("scale", scale), ("ratio", ratio), ("flip", flip)):
+        self.fields = list(fields) if fields else []
+        if boxes is not None and boxes not in self.fields:
+            raise ValueError("boxes=%r must be one of fields=%r" % (boxes, self.fields))
+        if self.fields:
+            options["fields"] = ",".join(self.fields)
+        for key, value in (("prefetch", prefetch), ("scale", scale), ("ratio", ratio), ("flip", flip),
+                           ("boxes", boxes), ("field_bytes", field_bytes)):
             if value is not None:
                 options[key] = value
         options.update(server_options or {})
@@ -274,10 +285,17 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     images = to_training(batch.images, self.dtype, self.layout, scale, shift)
                     labels = batch.labels.long()
                     batch_to_release = batch
+                fields = None
+                if self.fields:
+                    # text is already copied out; tensors view the slot, so they are copied unless copy=False
+                    fields = {name: (value if not self.copy else
+                                     value.clone() if isinstance(value, torch.Tensor) else
+                                     [v.clone() if isinstance(v, torch.Tensor) else v for v in value])
+                              for name, value in batch.fields.items()}
                 if batch_to_release is not None:
                     batch_to_release.release()
                 self._consumed += 1
-                yield images, labels
+                yield (images, labels) if fields is None else (images, labels, fields)
             self._epoch, self._consumed = self._epoch + 1, 0
         except RingError:
             self._running = None  # this generator: it is running, close() must not close it

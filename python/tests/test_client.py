@@ -42,6 +42,61 @@ def wait_for(condition, seconds, what):
         time.sleep(0.02)
 
 
+FIELDS_DATASET = os.environ.get("PINSHARD_TEST_FIELDS_DATASET")
+
+
+@unittest.skipUnless(FIELDS_DATASET and os.environ.get("PINSHARD_COMMAND"),
+                     "PINSHARD_TEST_FIELDS_DATASET / PINSHARD_COMMAND not set (cli's PythonClientTest sets them)")
+class ServedFields(unittest.TestCase):
+    """Record fields through the ring: captions as str, a fixed int32 pair as one tensor, boxes through the crop."""
+
+    def test_each_sample_carries_its_records_caption_tags_and_cropped_boxes(self):
+        server = pinshard.serve(FIELDS_DATASET, attach=False, eval=True, fields="caption,tags,boxes", boxes="boxes",
+                                eval_crop_fraction=1.0, **OPTIONS)
+        try:
+            with pinshard.Ring(server.ring_path) as ring:
+                self.assertEqual([e["name"] for e in ring.field_layout], ["caption", "tags", "boxes"])
+                start, end = ring.address_range()
+                seen = []
+                for batch in ring.epoch(0):
+                    ids = batch.ids.tolist()
+                    seen += ids
+                    self.assertEqual(batch.fields["caption"], ["record %d" % r for r in ids])
+                    tags = batch.fields["tags"]
+                    self.assertEqual(tags.dtype, torch.int32)
+                    self.assertEqual(tags.tolist(), [[r, r + 1] for r in ids])
+                    self.assertTrue(start <= tags.data_ptr() < end, "the tags tensor views the ring")
+                    for record, boxes in zip(ids, batch.fields["boxes"]):
+                        # Eval, crop fraction 1: the centred 40 x 40 square of the 48 x 40 image, scaled to 16:
+                        # the whole-image box is clipped to the crop; the box outside the image is dropped.
+                        self.assertEqual(tuple(boxes.shape), (1, 4), "record %d" % record)
+                        self.assertEqual(boxes.tolist(), [[0.0, 0.0, 16.0, 16.0]])
+                    batch.release()
+                self.assertEqual(sorted(seen), list(range(RECORDS)))
+        finally:
+            server.stop()
+
+    def test_the_dataset_yields_each_batchs_fields_as_a_third_item(self):
+        from pinshard.torch import PinshardDataset
+        dataset = PinshardDataset(FIELDS_DATASET, batch_size=8, crop=16, workers=2, eval=True, dtype=torch.uint8,
+                                  layout="NHWC", fields=["caption", "boxes"], boxes="boxes",
+                                  server_options=dict(eval_crop_fraction=1.0))
+        try:
+            records = []
+            for images, labels, fields in dataset:
+                captions = fields["caption"]
+                self.assertEqual(len(captions), len(labels))
+                numbers = [int(c.split()[1]) for c in captions]
+                records += numbers
+                self.assertEqual(labels.tolist(), [r % 5 for r in numbers], "each caption is its sample's record's")
+                for r, image in zip(numbers, images):
+                    self.assertTrue(bool((image == r % 251).all()), "pixels of record %d" % r)
+                self.assertEqual([b.tolist() for b in fields["boxes"]], [[[0.0, 0.0, 16.0, 16.0]]] * len(labels))
+            self.assertEqual(sorted(records), list(range(RECORDS)))
+        finally:
+            dataset.close()
+
+
 @needs_server
 class ServedEpochs(unittest.TestCase):
     """One server for the class; each test attaches its own client."""

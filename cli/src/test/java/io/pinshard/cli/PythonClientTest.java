@@ -42,6 +42,8 @@ class PythonClientTest {
         builder.environment().put("PINSHARD_COMMAND", new String(Json.compact(pinshard), StandardCharsets.UTF_8));
         builder.environment().put("PINSHARD_TEST_DATASET", dataset.toString());
         builder.environment().put("PINSHARD_TEST_RECORDS", Integer.toString(RECORDS));
+        builder.environment().put("PINSHARD_TEST_FIELDS_DATASET",
+            ServeTestData.writeWithFields(temp.resolve("fields"), RECORDS).toString());
         Path log = temp.resolve("python-tests.log");
         builder.redirectOutput(log.toFile());
         Process python = builder.start();

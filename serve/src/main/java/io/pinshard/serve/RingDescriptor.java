@@ -13,21 +13,25 @@ import org.agrona.concurrent.AtomicBuffer;
  * running sums. The normative text, with the memory-ordering contract, is {@code docs/RING.md}.
  *
  * <pre>
- *  0          128        256          512        640                     slotsOffset (4096-aligned)
- *  +----------+----------+------------+----------+-----------+-----+------+----------------+-----+------------+
- *  | header   | server   | message    | client   | slot hdr 0| ... | pad  | slot 0 data    | ... | slot S-1   |
- *  | (once)   | block    | (UTF-8)    | block    | 128 B each|     | to   | images, labels,| ... | data       |
- *  |          |          |            |          |           |     | page | sample ids     |     |            |
- *  +----------+----------+------------+----------+-----------+-----+------+----------------+-----+------------+
- *   server    server      server       client     server writes                 loader workers write
- *   writes    writes      writes       writes     RELEASED: client               (while the server holds the slot)
+ *  0          128        256          512        640                                 slotsOffset (4096-aligned)
+ *  +----------+----------+------------+----------+-----------+-----+--------+------+----------------+-----+----------+
+ *  | header   | server   | message    | client   | slot hdr 0| ... | fields | pad  | slot 0 data    | ... | slot S-1 |
+ *  | (once)   | block    | (UTF-8)    | block    | 128 B each|     | block  | to   | images, labels,| ... | data     |
+ *  |          |          |            |          |           |     | 4096 B | page | ids, fields    |     |          |
+ *  +----------+----------+------------+----------+-----------+-----+--------+------+----------------+-----+----------+
+ *   server    server      server       client     server writes     server          loader workers write
+ *   writes    writes      writes       writes     RELEASED: client  (once)          (while the server holds the slot)
  *
  *  Header (written before the file is renamed into place; read-only afterwards)
  *   0 MAGIC "PINSRING" | 8 VERSION i32 | 12 HEADER_LENGTH i32 | 16 FILE_LENGTH i64 | 24 SLOT_COUNT i32
  *  28 CAPACITY i32 | 32 HEIGHT i32 | 36 WIDTH i32 | 40 CHANNELS i32 | 44 FLAGS i32 | 48 SLOTS_OFFSET i64
  *  56 SLOT_STRIDE i64 | 64 BATCHES_PER_EPOCH i64 | 72 SAMPLES_PER_EPOCH i64 | 80 RECORDS i64 | 88 SEED i64
  *  96 RANK i32 | 100 WORLD_SIZE i32 | 104 SERVER_PID i64 | 112 SERVER_START_MILLIS i64 | 120 CLASS_COUNT i32
- *  124 reserved
+ *  124 FIELD_COUNT i32
+ *
+ *  Fields block (at slotHeaderOffset(SLOT_COUNT), written once with the header): FIELDS_JSON_LENGTH i32, then that
+ *  many bytes of UTF-8 JSON, one object per field a batch carries (RingFields), offsets relative to a slot's data:
+ *  [{"name", "type", "length", "boxes", "stride", "lengths", "values"}]; length 0 and no bytes when FIELD_COUNT is 0.
  *
  *  Server block (128)          Client block (512)           Slot header s (640 + 128 s)
  *   +0 STATUS i32               +0 CLIENT_PID i64             +0 SEQUENCE i64 (release; 0 = never used)
@@ -55,8 +59,8 @@ import org.agrona.concurrent.AtomicBuffer;
 public final class RingDescriptor {
     /** "PINSRING" in ASCII, the first eight bytes of every ring file. */
     public static final byte[] MAGIC = "PINSRING".getBytes(StandardCharsets.US_ASCII);
-    /** The ring version this server writes and the only one it reads (2: CLASS_COUNT, issue 24). */
-    public static final int VERSION = 2;
+    /** The ring version this server writes and the only one it reads (2: CLASS_COUNT, issue 24; 3: fields). */
+    public static final int VERSION = 3;
 
     /** Spacing of blocks written by different parties: two cache lines. */
     public static final int BLOCK_LENGTH = 2 * CACHE_LINE_LENGTH;
@@ -90,7 +94,17 @@ public final class RingDescriptor {
     public static final int SERVER_START_MILLIS_OFFSET = SERVER_PID_OFFSET + Long.BYTES;
     /** Classes in the dataset's manifest: a label is -1 (none) or in 0..CLASS_COUNT-1; 0 = no class list. */
     public static final int CLASS_COUNT_OFFSET = SERVER_START_MILLIS_OFFSET + Long.BYTES;
-    public static final int HEADER_END = CLASS_COUNT_OFFSET + Integer.BYTES + Integer.BYTES;
+    /** Record fields each batch carries beside the pixels, described in the fields block; 0 = none. */
+    public static final int FIELD_COUNT_OFFSET = CLASS_COUNT_OFFSET + Integer.BYTES;
+    public static final int HEADER_END = FIELD_COUNT_OFFSET + Integer.BYTES;
+    /** Most fields a ring describes (a dataset's schema holds at most 255). */
+    public static final int MAX_FIELDS = 255;
+
+    // Fields block: after the slot headers, before the page-aligned slot data
+    public static final int FIELDS_BLOCK_LENGTH = 4096;
+    public static final int FIELDS_JSON_LENGTH_OFFSET = 0;
+    public static final int FIELDS_JSON_OFFSET = FIELDS_JSON_LENGTH_OFFSET + Integer.BYTES;
+    public static final int FIELDS_JSON_MAX_BYTES = FIELDS_BLOCK_LENGTH - FIELDS_JSON_OFFSET;
 
     /** FLAGS bit 0: eval mode (resize + centre crop) rather than train. */
     public static final int FLAG_EVAL = 1;
@@ -160,10 +174,15 @@ public final class RingDescriptor {
         return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH;
     }
 
-    /** Offset of slot 0's data in a ring of {@code slots} slots: past the slot headers, on a page. */
+    /** Offset of the fields block in a ring of {@code slots} slots: right after the slot headers. */
+    public static int fieldsBlockOffset(int slots) {
+        return slotHeaderOffset(slots);
+    }
+
+    /** Offset of slot 0's data in a ring of {@code slots} slots: past the slot headers and the fields block, on a page. */
     public static long slotsOffset(int slots) {
         checkSlots(slots);
-        return BitUtil.align((long) slotHeaderOffset(slots), PAGE);
+        return BitUtil.align((long) fieldsBlockOffset(slots) + FIELDS_BLOCK_LENGTH, PAGE);
     }
 
     /** Distance between slots holding {@code slotBytes} each: whole pages. */
@@ -231,12 +250,20 @@ public final class RingDescriptor {
         if (header.classCount() < 0) {
             throw new RingFormatException(what + " has " + header.classCount() + " classes");
         }
+        int fields = header.fieldCount();
+        int jsonLength = buffer.getInt(fieldsBlockOffset(slots) + FIELDS_JSON_LENGTH_OFFSET);
+        if (fields < 0 || fields > MAX_FIELDS || jsonLength < 0 || jsonLength > FIELDS_JSON_MAX_BYTES
+            || (fields == 0) != (jsonLength == 0)) {
+            throw new RingFormatException(what + " has an inconsistent fields block: FIELD_COUNT " + fields
+                + ", " + jsonLength + " bytes of description (0.." + FIELDS_JSON_MAX_BYTES + ")");
+        }
         int capacity = header.capacity();
         if (capacity < 1 || header.height() < 1 || header.width() < 1 || header.channels() != 3
             || capacity * header.imageBytes() > stride) {
             throw new RingFormatException(what + " has batches of " + capacity + " x " + header.height() + " x "
                 + header.width() + " x " + header.channels() + " that do not fit its " + stride + "-byte slots");
         }
+        RingFields.read(header, what); // each field's lengths and values inside a slot
     }
 
     /**

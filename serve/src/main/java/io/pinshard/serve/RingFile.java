@@ -256,7 +256,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             .seed(geometry.seed())
             .rank(geometry.rank())
             .worldSize(geometry.worldSize())
-            .classCount(geometry.classCount());
+            .classCount(geometry.classCount())
+            .fields(geometry.fields().size(), RingFields.json(geometry.fields()));
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
@@ -412,7 +413,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
 
     /** What the header says about the batches, known once the loader is built. */
     public record RingGeometry(int capacity, int crop, boolean eval, long batchesPerEpoch, long samplesPerEpoch,
-                               long records, long seed, int rank, int worldSize, int classCount) {
+                               long records, long seed, int rank, int worldSize, int classCount,
+                               java.util.List<RingFields.Entry> fields) {
     }
 
     private static final class Slot extends OwnedRegion {

@@ -240,4 +240,38 @@ public final class RingHeader {
         buffer.putInt(offset + CLASS_COUNT_OFFSET, classes);
         return this;
     }
+
+    public int fieldCount() {
+        return buffer.getInt(offset + FIELD_COUNT_OFFSET);
+    }
+
+    public RingHeader fieldCount(int fields) {
+        buffer.putInt(offset + FIELD_COUNT_OFFSET, fields);
+        return this;
+    }
+
+    /** Bytes of the fields block's description (its FIELDS_JSON_LENGTH); the block sits after the slot headers. */
+    public int fieldsJsonLength() {
+        return buffer.getInt(offset + RingDescriptor.fieldsBlockOffset(slotCount()) + FIELDS_JSON_LENGTH_OFFSET);
+    }
+
+    /** The fields block's description (checked by {@link RingDescriptor#checkHeader} before this is trusted). */
+    public String fieldsJson() {
+        return buffer.getStringWithoutLengthUtf8(offset + RingDescriptor.fieldsBlockOffset(slotCount())
+            + FIELDS_JSON_OFFSET, fieldsJsonLength());
+    }
+
+    /** Writes the fields block: FIELD_COUNT, the description's length and its UTF-8 bytes (SLOT_COUNT set first). */
+    public RingHeader fields(int count, String json) {
+        byte[] utf8 = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (count < 0 || count > MAX_FIELDS || utf8.length > FIELDS_JSON_MAX_BYTES || (count == 0) != (utf8.length == 0)) {
+            throw new IllegalArgumentException("a ring describes 0.." + MAX_FIELDS + " fields in at most "
+                + FIELDS_JSON_MAX_BYTES + " bytes: " + count + " fields in " + utf8.length);
+        }
+        int block = offset + RingDescriptor.fieldsBlockOffset(slotCount());
+        fieldCount(count);
+        buffer.putInt(block + FIELDS_JSON_LENGTH_OFFSET, utf8.length);
+        buffer.putBytes(block + FIELDS_JSON_OFFSET, utf8);
+        return this;
+    }
 }

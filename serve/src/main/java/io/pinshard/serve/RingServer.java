@@ -110,7 +110,8 @@ public final class RingServer implements AutoCloseable {
             clientBlock.wrap(buffer, 0);
             ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
                 options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
-                options.seed(), options.rank(), options.worldSize(), dataset.classes().size()));
+                options.seed(), options.rank(), options.worldSize(), dataset.classes().size(),
+                RingFields.describe(options.fields(), dataset.fields(), options.batchSize(), options.crop())));
         } catch (RuntimeException | Error e) {
             CloseHelper.quietClose(opened);
             ring.close(STATUS_FAILED);

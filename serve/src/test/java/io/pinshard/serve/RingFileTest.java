@@ -50,7 +50,7 @@ class RingFileTest {
             assertTrue(alignment.getMessage().contains("8192"), alignment.getMessage());
 
             assertFalse(Files.exists(path), "not under its name before publish");
-            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5));
+            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of()));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
             UnsafeBuffer header = ring.buffer();
             checkHeader(header, Files.size(path), path.toString());
@@ -69,7 +69,7 @@ class RingFileTest {
         Path path = temp.resolve("damaged.ring");
         RingFile ring = RingFile.prepare(path, 2);
         NativeRegion[] slots = {ring.allocate(10_000, 4096), ring.allocate(10_000, 4096)};
-        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5));
+        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of()));
         assertTrue(ring.sharedWithOtherProcesses(), "the loader must write the ring through guarded copies only");
         assertNull(ring.damaged());
         long length = Files.size(path);
@@ -117,7 +117,7 @@ class RingFileTest {
         future.putInt(VERSION_OFFSET, VERSION + 1);
         RingFormatException newer = assertThrows(RingFormatException.class,
             () -> checkHeader(future, future.capacity(), "y"));
-        assertTrue(newer.getMessage().contains("version 2") && newer.getMessage().contains("upgrade pinshard"),
+        assertTrue(newer.getMessage().contains("reads version " + VERSION) && newer.getMessage().contains("upgrade pinshard"),
             newer.getMessage());
         future.putInt(VERSION_OFFSET, VERSION);
         RingFormatException length = assertThrows(RingFormatException.class,

@@ -32,7 +32,8 @@ public final class RingLayoutPython {
             }
         }
         out.append("\n\ndef slot_header_offset(slot):\n    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
-            .append("def slots_offset(slots):\n    end = slot_header_offset(slots)\n")
+            .append("def fields_block_offset(slots):\n    return slot_header_offset(slots)\n\n\n")
+            .append("def slots_offset(slots):\n    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH\n")
             .append("    return (end + PAGE - 1) // PAGE * PAGE\n");
         return out.toString();
     }

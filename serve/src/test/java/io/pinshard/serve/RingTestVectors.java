@@ -44,6 +44,16 @@ final class RingTestVectors {
                 "slot 0 holds label 3, outside -1..2", "slot 0 holds label 3, outside -1..2"),
             new Vector("bad-sequence.ring", b -> b.putLong(slotHeaderOffset(0) + SLOT_SEQUENCE_OFFSET, 5),
                 "slot 0's SEQUENCE 5 is past PUBLISHED 1", "slot 0's SEQUENCE 5 is past PUBLISHED 1"),
+            new Vector("fields-without-description.ring", b -> b.putInt(FIELD_COUNT_OFFSET, 1),
+                "inconsistent fields block", "inconsistent fields block"),
+            new Vector("fields-past-slot.ring", b -> {
+                b.putInt(FIELD_COUNT_OFFSET, 1);
+                String json = "[{\"name\":\"caption\",\"type\":\"utf8\",\"length\":0,\"boxes\":false,"
+                    + "\"stride\":64,\"lengths\":0,\"values\":" + PAGE + "}]";
+                int block = fieldsBlockOffset(SLOTS);
+                b.putInt(block + FIELDS_JSON_LENGTH_OFFSET, json.length());
+                b.putStringWithoutLengthAscii(block + FIELDS_JSON_OFFSET, json);
+            }, "impossible field", "impossible field"),
         }) {
             vectors.put(v.name(), v);
         }

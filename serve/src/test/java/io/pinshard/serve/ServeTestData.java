@@ -1,8 +1,11 @@
 package io.pinshard.serve;
 
 import io.pinshard.format.Codec;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldType;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.FieldValues;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,13 +23,39 @@ public final class ServeTestData {
     private ServeTestData() {
     }
 
+    /** Field schema of {@link #writeWithFields}. */
+    public static final List<FieldSchema> FIELDS = List.of(FieldSchema.variable("caption", FieldType.UTF8),
+        FieldSchema.fixed("tags", FieldType.INT32, 2), FieldSchema.variable("boxes", FieldType.FLOAT32));
+
     public static Path write(Path directory, int records) throws IOException {
+        return write(directory, records, false);
+    }
+
+    /**
+     * As {@link #write}, with {@link #FIELDS}: record r's caption is "record r", its tags {r, r + 1}, and its boxes
+     * the whole image {0, 0, WIDTH, HEIGHT} plus, for odd r, a box wholly outside it.
+     */
+    public static Path writeWithFields(Path directory, int records) throws IOException {
+        return write(directory, records, true);
+    }
+
+    private static Path write(Path directory, int records, boolean fields) throws IOException {
         DatasetWriterOptions options = DatasetWriterOptions.defaults().withClasses(List.of("a", "b", "c", "d", "e"));
+        if (fields) {
+            options = options.withFields(FIELDS);
+        }
         byte[] pixels = new byte[HEIGHT * WIDTH * 3];
         try (DatasetWriter writer = new DatasetWriter(directory, options)) {
+            FieldValues values = fields ? writer.newFieldValues() : null;
             for (int r = 0; r < records; r++) {
                 java.util.Arrays.fill(pixels, (byte) (r % 251));
-                writer.appendPixels(new UnsafeBuffer(pixels), 0, HEIGHT, WIDTH, 3, r % 5, "img/" + r, Codec.RAW);
+                if (fields) {
+                    values.clear().utf8("caption", "record " + r).int32("tags", r, r + 1).float32("boxes",
+                        r % 2 == 0 ? new float[] {0, 0, WIDTH, HEIGHT}
+                            : new float[] {0, 0, WIDTH, HEIGHT, WIDTH + 5, 0, WIDTH + 9, 4});
+                }
+                writer.appendPixels(new UnsafeBuffer(pixels), 0, HEIGHT, WIDTH, 3, r % 5, "img/" + r, Codec.RAW,
+                    values);
             }
             writer.finish();
         }

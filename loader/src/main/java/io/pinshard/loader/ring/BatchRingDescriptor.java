@@ -139,12 +139,12 @@ public final class BatchRingDescriptor {
     }
 
     /** Offset of field {@code field}'s value lengths in a slot. */
-    static long fieldLengthsOffset(int capacity, long imageBytes, int stride, int field) {
+    public static long fieldLengthsOffset(int capacity, long imageBytes, int stride, int field) {
         return slotFieldsOffset(capacity, imageBytes) + field * fieldBlockLength(capacity, stride);
     }
 
     /** Offset of field {@code field}'s first value in a slot. */
-    static long fieldValuesOffset(int capacity, long imageBytes, int stride, int field) {
+    public static long fieldValuesOffset(int capacity, long imageBytes, int stride, int field) {
         return fieldLengthsOffset(capacity, imageBytes, stride, field)
             + BitUtil.align((long) capacity * Integer.BYTES, SLOT_ARRAY_ALIGNMENT);
     }
