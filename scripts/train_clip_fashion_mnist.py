@@ -32,6 +32,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_fashion_mnist_torch import Net  # noqa: E402  the same CNN as the classifier example
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
 TEMPLATES = [
     "a photo of a {}", "a black and white photo of a {}", "a small picture of a {}", "a product shot of a {}",
@@ -103,23 +105,12 @@ def prepare(a):
     return out
 
 
-class ImageEncoder(nn.Module):
+class ImageEncoder(Net):
+    """The Fashion-MNIST example's CNN (scripts/train_fashion_mnist_torch.py), its 256 features mapped to `dim`."""
+
     def __init__(self, dim):
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 32, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(32)
-        self.conv2 = nn.Conv2d(32, 64, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(64)
-        self.conv3 = nn.Conv2d(64, 128, 3, padding=1, bias=False)
-        self.bn3 = nn.BatchNorm2d(128)
-        self.fc = nn.Linear(128 * 3 * 3, 256)
         self.out = nn.Linear(256, dim)
-
-    def features(self, x):
-        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
-        x = F.max_pool2d(F.relu(self.bn2(self.conv2(x))), 2)
-        x = F.max_pool2d(F.relu(self.bn3(self.conv3(x))), 2)
-        return F.relu(self.fc(torch.flatten(x, 1)))
 
     def forward(self, x):
         return self.out(self.features(x))

@@ -46,12 +46,15 @@ class Net(nn.Module):
         self.fc1 = nn.Linear(128 * 3 * 3, 256)
         self.fc2 = nn.Linear(256, 10)
 
-    def forward(self, x):
+    def features(self, x):
+        """The 256 features before the classifier (the contrastive example's image embedding starts here)."""
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)  # 28 -> 14
         x = F.max_pool2d(F.relu(self.bn2(self.conv2(x))), 2)  # 14 -> 7
         x = F.max_pool2d(F.relu(self.bn3(self.conv3(x))), 2)  # 7 -> 3
-        x = F.relu(self.fc1(torch.flatten(x, 1)))
-        return self.fc2(x)
+        return F.relu(self.fc1(torch.flatten(x, 1)))
+
+    def forward(self, x):
+        return self.fc2(self.features(x))
 
 
 def main():
