@@ -11,7 +11,9 @@ PATH is a shard file or a dataset directory (one holding manifest.json). Without
 readable listing; with --json one JSON object per line: a record
 {"file", "record", "key", "label", "class", "codec", "height", "width", "channels", "payloadOffset",
 "payloadLength", "pixelsCrc32c"} (pixelsCrc32c: CRC32C of the decoded raw/lz4 pixels as 8 hex digits,
-null for jpeg, whose frame size is checked instead), or an error {"file", "error"}.
+null for jpeg, whose frame size is checked instead) plus, for a format 1.1 shard with fields (section 17),
+"fields": {name: value} (utf8 a string, json the parsed value or null when empty, bytes as hex, numbers as
+a list), or an error {"file", "error"}.
 Exit status: 0 all intact, 1 something is corrupt, 2 usage error.
 """
 
@@ -33,6 +35,14 @@ MAX_DECODED = 2**31 - 65
 MIN_ALIGNMENT = 64
 MAX_ALIGNMENT = 2**20
 CODECS = {0: "raw", 1: "lz4", 2: "jpeg"}
+# Field types (SPEC.md section 17): id -> (name, element bytes, struct code or None for byte strings)
+FIELD_TYPES = {1: ("utf8", 1, None), 2: ("bytes", 1, None), 3: ("json", 1, None),
+               4: ("int32", 4, "i"), 5: ("int64", 8, "q"), 6: ("float32", 4, "f")}
+FIELD_TYPE_IDS = {name: type_id for type_id, (name, _, _) in FIELD_TYPES.items()}
+FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
+FIELDS_MAGIC = b"PSFIELDS"
+FIELDS_HEADER = 24
+COLUMN_ENTRY = 24
 
 
 class Corrupt(Exception):
@@ -172,8 +182,102 @@ def check_zero(data, start, end, what):
         raise Corrupt("%s [%d, %d) is not all zero" % (what, start, end))
 
 
-def read_shard(data, classes=None):
-    """Validates one shard (SPEC.md sections 12 and 14) and returns its records as dicts."""
+def read_schema(fields):
+    """Validates a field schema (SPEC.md section 17.1) and returns [(name, type id, length)]."""
+    if not isinstance(fields, list) or len(fields) > 255:
+        raise Corrupt("fields schema is not a list of at most 255 fields")
+    schema, names = [], set()
+    for field in fields:
+        if not isinstance(field, dict):
+            raise Corrupt("fields schema entry is not an object")
+        name, type_name, length = field.get("name"), field.get("type"), field.get("length", 0)
+        if not isinstance(name, str) or not FIELD_NAME.fullmatch(name) or name in names:
+            raise Corrupt("field name %r is not a valid unique name" % (name,))
+        if type_name not in FIELD_TYPE_IDS:
+            raise Corrupt("field %s has unknown type %r" % (name, type_name))
+        type_id = FIELD_TYPE_IDS[type_name]
+        if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= 65535 \
+                or (FIELD_TYPES[type_id][2] is None and length != 0):
+            raise Corrupt("field %s of type %s cannot have length %r" % (name, type_name, length))
+        names.add(name)
+        schema.append((name, type_id, length))
+    return schema
+
+
+def read_fields(data, meta, key_table, keys_len, count, keys_end):
+    """Validates the fields section (SPEC.md section 17.4, verify included) and returns each record's values."""
+    schema = read_schema(meta["fields"])
+    section = meta.get("fieldsSection")
+    if not isinstance(section, dict):
+        raise Corrupt("metadata lists fields but no fieldsSection")
+    offset, length, crc = section.get("offset"), section.get("length"), section.get("crc32c")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (offset, length)) \
+            or not isinstance(crc, str) or not re.fullmatch(r"[0-9a-f]{8}", crc):
+        raise Corrupt("fieldsSection offset, length or crc32c is malformed")
+    if offset % 8 or offset + length != keys_len:
+        raise Corrupt("fields section [%d, +%d) is not 8-aligned at the end of the key table" % (offset, length))
+    if keys_end > offset:
+        raise Corrupt("a key reaches into the fields section")
+    check_zero(data, key_table + keys_end, key_table + offset, "padding before the fields section")
+    base = key_table + offset
+    if "%08x" % crc32c(data[base:base + length]) != crc:
+        raise Corrupt("fields section CRC32C mismatch")
+    directory_end = FIELDS_HEADER + COLUMN_ENTRY * len(schema)
+    if length < directory_end or data[base:base + 8] != FIELDS_MAGIC:
+        raise Corrupt("fields section has no valid header")
+    if u32(data, base + 8) != len(schema) or u32(data, base + 12) != 0 or u64(data, base + 16) != count:
+        raise Corrupt("fields section header disagrees with the schema or the record count")
+    values = [dict() for _ in range(count)]
+    position = directory_end
+    for f, (name, type_id, fixed) in enumerate(schema):
+        entry = base + FIELDS_HEADER + COLUMN_ENTRY * f
+        type_name, width, code = FIELD_TYPES[type_id]
+        column, column_length = u64(data, entry + 8), u64(data, entry + 16)
+        if data[entry] != type_id or any(data[entry + 1:entry + 4]) or u32(data, entry + 4) != fixed:
+            raise Corrupt("field %s: column directory entry disagrees with the schema" % name)
+        if column % 8 or column < position or column + column_length > length:
+            raise Corrupt("field %s: column lies outside the section or overlaps the previous one" % name)
+        check_zero(data, base + position, base + column, "padding before field %s" % name)
+        start = base + column
+        if fixed:
+            if column_length != count * fixed * width:
+                raise Corrupt("field %s: fixed column holds %d bytes, not %d" % (name, column_length, count * fixed * width))
+            spans = [(start + n * fixed * width, start + (n + 1) * fixed * width) for n in range(count)]
+        else:
+            if column_length < 8 * (count + 1):
+                raise Corrupt("field %s: column is too short for its offsets" % name)
+            offsets = [u64(data, start + 8 * n) for n in range(count + 1)]
+            value_bytes = column_length - 8 * (count + 1)
+            if offsets[0] != 0 or offsets[-1] != value_bytes or any(
+                    b < a or b % width for a, b in zip(offsets, offsets[1:])):
+                raise Corrupt("field %s: offsets are not a non-decreasing run of whole elements from 0 to %d"
+                              % (name, value_bytes))
+            first = start + 8 * (count + 1)
+            spans = [(first + a, first + b) for a, b in zip(offsets, offsets[1:])]
+        for n, (a, b) in enumerate(spans):
+            raw = bytes(data[a:b])
+            if code is not None:
+                value = list(struct.unpack("<%d%s" % ((b - a) // width, code), raw))
+            elif type_name == "bytes":
+                value = raw.hex()
+            else:
+                try:
+                    value = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Corrupt("record %d: field %s is not UTF-8" % (n, name))
+                if type_name == "json":
+                    try:
+                        value = json.loads(value) if value else None
+                    except ValueError as e:
+                        raise Corrupt("record %d: field %s is not JSON: %s" % (n, name, e))
+            values[n][name] = value
+        position = column + column_length
+    return values
+
+
+def read_shard(data, classes=None, fields=None):
+    """Validates one shard (SPEC.md sections 12, 14 and 17) and returns its records as dicts; `fields` is the
+    manifest's schema the shard's must equal (None: the shard's own)."""
     size = len(data)
     # File (14, steps 1-2)
     if size > MAX_SHARD:
@@ -235,10 +339,13 @@ def read_shard(data, classes=None):
         raise Corrupt("metadata is not a JSON object")
     if classes is None:
         classes = meta.get("classes") or []
+    if fields is not None and read_schema(fields) != read_schema(meta.get("fields") or []):
+        raise Corrupt("shard metadata fields differ from the manifest's")
     # Entries (step 10), payload checksums and zero runs (12)
     records_start = align(HEADER_LENGTH, alignment)
     previous_end = records_start
     gap_start = HEADER_LENGTH
+    keys_end = 0
     records = []
     for r in range(count):
         e = index + ENTRY_LENGTH * r
@@ -277,6 +384,7 @@ def read_shard(data, classes=None):
             raise Corrupt(where + "key lies outside the key table")
         if u32(data, e + 36) != 0:
             raise Corrupt(where + "reserved index entry bytes are not zero")
+        keys_end = max(keys_end, key_offset + key_length)
         previous_end = offset + length
         check_zero(data, gap_start, offset, where + "padding before the payload")
         gap_start = previous_end
@@ -308,6 +416,9 @@ def read_shard(data, classes=None):
             "pixelsCrc32c": None if pixels_crc is None else "%08x" % pixels_crc,
         })
     check_zero(data, gap_start, index, "padding before the index")
+    if meta.get("fields") is not None:
+        for record, values in zip(records, read_fields(data, meta, key_table, keys_len, count, keys_end)):
+            record["fields"] = values
     return shard_number, records
 
 
@@ -376,11 +487,12 @@ def read_path(path):
                 raise Corrupt("file holds %d bytes, the manifest says %d" % (len(data), entry["bytes"]))
             if "%08x" % crc32c(data) != entry["crc32c"]:
                 raise Corrupt("whole-file CRC32C differs from the manifest")
-            shard_number, records = read_shard(data, manifest["classes"])
+            shard_number, records = read_shard(data, manifest["classes"], manifest.get("fields") or [])
             if shard_number != position:
                 raise Corrupt("header shard number %d, manifest position %d" % (shard_number, position))
             if len(records) != entry["records"]:
                 raise Corrupt("holds %d records, the manifest says %d" % (len(records), entry["records"]))
+
         except (Corrupt, OSError) as e:
             raise Corrupt("%s: %s" % (file, e))
         for record in records:
@@ -406,7 +518,8 @@ def main(argv):
                     print("%s #%d %-5s %dx%dx%d label %d%s key %s" % (
                         file, record["record"], record["codec"], record["height"], record["width"],
                         record["channels"], record["label"],
-                        " (%s)" % record["class"] if record["class"] is not None else "", record["key"]))
+                        " (%s)" % record["class"] if record["class"] is not None else "", record["key"])
+                          + ("" if "fields" not in record else " fields " + json.dumps(record["fields"], sort_keys=True)))
         except (Corrupt, OSError) as e:
             status = 1
             if as_json:

@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Printable;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.transfer.TransferException;
 import io.pinshard.writer.convert.AspectPolicy;
@@ -8,6 +9,8 @@ import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertSummary;
 import io.pinshard.writer.convert.Converter;
+import io.pinshard.writer.convert.FieldSpec;
+import io.pinshard.writer.convert.FieldsFromTable;
 import io.pinshard.writer.convert.FolderLister;
 import io.pinshard.writer.convert.InputListing;
 import io.pinshard.writer.convert.ManifestLister;
@@ -22,6 +25,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -84,6 +88,19 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--labels", paramLabel = "MODE", defaultValue = "auto",
         description = "auto (folder names, manifest label column, .cls/.json) or none (unlabeled). Default: ${DEFAULT-VALUE}.")
     Labels labels;
+
+    @Option(names = "--fields", paramLabel = "SPEC",
+        description = "Store fields beside each image, SOURCE[:NAME[:TYPE]],...: for WebDataset input SOURCE is a member"
+            + " extension (txt:caption,json:meta,cls:tags; types by default .txt utf8, .json json, .cls int32[], others"
+            + " bytes); with --fields-from a column (default type utf8). TYPE: utf8, bytes, json, int32, int64, float32,"
+            + " with [N] for exactly N numbers per record. Default: no fields (format 1.0).")
+    String fields;
+
+    @Option(names = "--fields-from", paramLabel = "FILE",
+        description = "A .jsonl or .csv of field values keyed by each image's \"path\" (as the listing keys it:"
+            + " relative to the folder, or as the manifest writes it); --fields names its columns (default: every"
+            + " column but path and label, as utf8). An image without a row is rejected.")
+    Path fieldsFrom;
 
     @Option(names = "--allow-outside-paths",
         description = "Let a manifest's relative paths lead outside the manifest's folder (with ..); without it such rows are rejected.")
@@ -236,11 +253,32 @@ final class ConvertCommand implements Callable<Integer> {
 
     private InputListing list() throws IOException {
         boolean labelled = labels == Labels.AUTO;
-        return switch (kind()) {
-            case MANIFEST -> ManifestLister.list(input, labelled, allowOutsidePaths);
-            case WEBDATASET -> WebDatasetLister.list(input, labelled);
-            default -> FolderLister.list(input, labelled);
-        };
+        InputKind kind = kind();
+        if (kind == InputKind.WEBDATASET) {
+            if (fieldsFrom != null) {
+                throw new IllegalArgumentException("--fields-from is for image folders and manifests; a WebDataset"
+                    + " sample's fields are its members (--fields txt:caption,...)");
+            }
+            return WebDatasetLister.list(input, labelled, fields == null ? List.of() : FieldSpec.forWebDataset(fields));
+        }
+        InputListing listing = kind == InputKind.MANIFEST ? ManifestLister.list(input, labelled, allowOutsidePaths)
+            : FolderLister.list(input, labelled);
+        if (fieldsFrom == null) {
+            if (fields != null) {
+                throw new IllegalArgumentException("--fields on an image folder or manifest needs --fields-from FILE"
+                    + " (the values); for WebDataset tars it names member extensions");
+            }
+            return listing;
+        }
+        List<FieldSpec> specs = FieldSpec.forTable(fields != null ? fields : String.join(",",
+            FieldsFromTable.columns(fieldsFrom)));
+        FieldsFromTable table = FieldsFromTable.read(fieldsFrom, specs);
+        List<String> unmatched = table.unmatched(listing);
+        if (!unmatched.isEmpty()) {
+            System.err.println("pinshard convert: " + unmatched.size() + " row(s) of " + fieldsFrom.getFileName()
+                + " name no listed image, e.g. " + Printable.escape(unmatched.get(0)));
+        }
+        return table.apply(listing, specs);
     }
 
     private void printSummary(PrintWriter out, ConvertSummary s) {

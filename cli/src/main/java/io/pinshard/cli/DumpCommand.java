@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code pinshard dump SHARD}: annotated hex dump of one shard file, field by field, as in SPEC.md. */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-    description = "Print an annotated hex dump of one shard file (header, payloads, index, keys, metadata, footer).")
+    description = "Print an annotated hex dump of one shard file (header, payloads, index, keys, fields section, metadata, footer).")
 final class DumpCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SHARD", description = "A .pinshard file.")
     Path shard;

@@ -2,6 +2,7 @@ package io.pinshard.cli;
 
 import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.FieldSchema;
 import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.Json;
 import io.pinshard.format.Printable;
@@ -104,6 +105,9 @@ final class InspectCommand implements Callable<Integer> {
             classes.add(entry);
         }
         summary.put("classes", classes);
+        if (!dataset.fields().isEmpty()) { // format 1.1 only: a 1.0 dataset's summary is as it was
+            summary.put("fields", dataset.fields());
+        }
         summary.put("unlabelled", unlabelled);
         if (otherLabels > 0) {
             summary.put("labelsWithoutClassName", otherLabels);
@@ -144,6 +148,10 @@ final class InspectCommand implements Callable<Integer> {
             ? " (+" + s.get("unlabelled") + " unlabelled records)" : "");
         for (Map<String, Object> c : classes) {
             out.printf("  %4s  %-30s %,d%n", c.get("label"), text(c.get("name")), (Long) c.get("records"));
+        }
+        if (s.containsKey("fields")) {
+            out.printf("fields       %s%n", text(String.join(", ", ((List<FieldSchema>) s.get("fields")).stream()
+                .map(FieldSchema::describe).toList())));
         }
         if (s.containsKey("labelsWithoutClassName")) {
             out.printf("labels       %,d record(s) carry a label but the dataset lists no class names%n",

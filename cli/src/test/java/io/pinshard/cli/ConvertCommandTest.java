@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.CRC32C;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -155,12 +154,7 @@ class ConvertCommandTest {
     }
 
     private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
-        TarArchiveEntry entry = new TarArchiveEntry(name);
-        entry.setSize(bytes.length);
-        entry.setModTime(0);
-        out.putArchiveEntry(entry);
-        out.write(bytes);
-        out.closeArchiveEntry();
+        ConvertFixtures.addTarMember(out, name, bytes);
     }
 
     @Test

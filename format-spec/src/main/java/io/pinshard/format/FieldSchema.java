@@ -1,5 +1,6 @@
 package io.pinshard.format;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.pinshard.format.ShardFormatException.Kind;
@@ -42,11 +43,13 @@ public record FieldSchema(String name, FieldType type, @JsonInclude(JsonInclude.
         return new FieldSchema(name, type, length);
     }
 
+    @JsonIgnore
     public boolean isFixed() {
         return length != VARIABLE;
     }
 
     /** Bytes each record's value takes in a fixed-width column (0 for a variable field). */
+    @JsonIgnore
     public long fixedBytes() {
         return (long) length * type.elementBytes();
     }

@@ -2,8 +2,9 @@ package io.pinshard.format;
 
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
-import java.util.ArrayList;
+import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.agrona.DirectBuffer;
 
 /**
@@ -65,6 +66,20 @@ public final class ShardHexDump {
         new Field("reserved", ShardFooterDescriptor.RESERVED_OFFSET, ShardFooterDescriptor.RESERVED_LENGTH, Type.ZERO),
         new Field("endMagic", ShardFooterDescriptor.END_MAGIC_OFFSET, 8, Type.ASCII));
 
+    static final List<Field> FIELDS_HEADER_FIELDS = List.of(
+        new Field("magic", FieldsSectionDescriptor.MAGIC_OFFSET, 8, Type.ASCII),
+        new Field("fieldCount", FieldsSectionDescriptor.FIELD_COUNT_OFFSET, 4, Type.UNSIGNED),
+        new Field("reserved", FieldsSectionDescriptor.RESERVED_OFFSET, 4, Type.UNSIGNED),
+        new Field("recordCount", FieldsSectionDescriptor.RECORD_COUNT_OFFSET, 8, Type.UNSIGNED));
+
+    static final List<Field> COLUMN_FIELDS = List.of(
+        new Field("type", FieldsSectionDescriptor.COLUMN_TYPE_OFFSET, 1, Type.UNSIGNED),
+        new Field("reserved", FieldsSectionDescriptor.COLUMN_RESERVED_OFFSET,
+            FieldsSectionDescriptor.COLUMN_RESERVED_LENGTH, Type.ZERO),
+        new Field("elements", FieldsSectionDescriptor.COLUMN_ELEMENTS_OFFSET, 4, Type.UNSIGNED),
+        new Field("offset", FieldsSectionDescriptor.COLUMN_OFFSET_OFFSET, 8, Type.UNSIGNED),
+        new Field("length", FieldsSectionDescriptor.COLUMN_LENGTH_OFFSET, 8, Type.UNSIGNED));
+
     private final DirectBuffer file;
     private final StringBuilder out = new StringBuilder();
 
@@ -95,7 +110,17 @@ public final class ShardHexDump {
         for (long i = 0; i < s.recordCount(); i++) {
             fields("index[" + i + "]", s.entryOffset(i), INDEX_ENTRY_FIELDS);
         }
-        keys(s, entry);
+        FieldsLayout fields = fieldsLayout(s);
+        long keysEnd = fields == null ? s.keyTableLength() : fields.placement().offset();
+        long keysWritten = keys(s, entry, keysEnd);
+        if (fields != null) {
+            zeros(s.keyTableOffset() + keysWritten, s.keyTableOffset() + keysEnd, "padding to 8 before the fields section");
+            fieldsSection(s, fields);
+            long end = fields.placement().offset() + fields.placement().length();
+            if (end < s.keyTableLength()) {
+                text(s.keyTableOffset() + end, s.keyTableLength() - end, "key table (rest)");
+            }
+        }
         text(s.metadataOffset(), s.metadataLength(), "metadata");
         zeros(s.metadataOffset() + s.metadataLength(), s.footerOffset(), "padding to 8 before the footer");
         fields("footer", s.footerOffset(), FOOTER_FIELDS);
@@ -130,6 +155,10 @@ public final class ShardHexDump {
     }
 
     private static String codecName(Field field, long raw) {
+        if (field.name().equals("type")) {
+            FieldType type = FieldType.fromId((int) raw);
+            return type == null ? " (unknown)" : " (" + type.label() + ")";
+        }
         if (!field.name().equals("codec")) {
             return "";
         }
@@ -137,24 +166,127 @@ public final class ShardHexDump {
         return codec == null ? " (unknown)" : " (" + codec.label() + ")";
     }
 
-    /** One text span per key when the keys tile the table in record order (as writers lay them out). */
-    private void keys(ShardStructure s, IndexEntryFlyweight entry) {
+    /**
+     * One text span per key when the keys tile {@code [0, limit)} of the table in record order (as writers lay them
+     * out; with fields, up to the 7 bytes of padding before the section), else the span as one; returns where the
+     * dumped keys end, relative to the table.
+     */
+    private long keys(ShardStructure s, IndexEntryFlyweight entry, long limit) {
         long expected = 0;
         for (long i = 0; i < s.recordCount(); i++) {
             entry.wrap(file, s.entryOffset(i));
             if (entry.keyOffset() != expected) {
-                text(s.keyTableOffset(), s.keyTableLength(), "key table");
-                return;
+                text(s.keyTableOffset(), limit, "key table");
+                return limit;
             }
             expected += entry.keyLength();
         }
-        if (expected != s.keyTableLength()) {
-            text(s.keyTableOffset(), s.keyTableLength(), "key table");
-            return;
+        if (expected > limit || (limit == s.keyTableLength() ? expected != limit
+            : FieldsSectionDescriptor.sectionOffset(expected) != limit)) {
+            text(s.keyTableOffset(), limit, "key table");
+            return limit;
         }
         for (long i = 0; i < s.recordCount(); i++) {
             entry.wrap(file, s.entryOffset(i));
             text(s.keyTableOffset() + entry.keyOffset(), entry.keyLength(), "key[" + i + "]");
+        }
+        return expected;
+    }
+
+    /** A shard's checked fields section: its schema, placement and absolute offset. */
+    private record FieldsLayout(List<FieldSchema> schema, FieldsSectionPlacement placement, int base) {
+    }
+
+    /** The fields section the metadata describes, checked as a reader checks it; null without fields. */
+    private FieldsLayout fieldsLayout(ShardStructure s) {
+        byte[] json = new byte[(int) s.metadataLength()];
+        file.getBytes((int) s.metadataOffset(), json);
+        Map<String, Object> metadata;
+        try {
+            metadata = Json.parseObject(json);
+        } catch (IOException e) {
+            return null; // metadata that is not JSON describes no fields; the dump shows it as text
+        }
+        if (metadata == null) {
+            return null;
+        }
+        List<FieldSchema> schema = FieldsSectionPlacement.schemaOf(metadata.get(FieldsSectionPlacement.FIELDS_KEY));
+        if (schema.isEmpty()) {
+            return null;
+        }
+        FieldsSectionPlacement placement = FieldsSectionPlacement.of(metadata, s.keyTableLength());
+        int base = (int) (s.keyTableOffset() + placement.offset());
+        FieldsSectionDescriptor.checkSection(file, base, placement.length(), s.recordCount(), schema);
+        FieldsSectionFlyweight section = new FieldsSectionFlyweight().wrap(file, base);
+        for (int f = 0; f < schema.size(); f++) {
+            if (!schema.get(f).isFixed()) {
+                FieldsSectionDescriptor.checkOffsets(file, base + (int) section.columnOffset(f), section.columnLength(f),
+                    s.recordCount(), schema.get(f));
+            }
+        }
+        return new FieldsLayout(schema, placement, base);
+    }
+
+    /** Header, column directory, then each column: offsets one per line, each record's value. */
+    private void fieldsSection(ShardStructure s, FieldsLayout layout) {
+        int base = layout.base();
+        List<FieldSchema> schema = layout.schema();
+        fields("fields", base, FIELDS_HEADER_FIELDS);
+        FieldsSectionFlyweight section = new FieldsSectionFlyweight().wrap(file, base);
+        for (int f = 0; f < schema.size(); f++) {
+            fields("fields.column[" + schema.get(f).name() + "]",
+                base + FieldsSectionDescriptor.columnEntryOffset(f), COLUMN_FIELDS);
+        }
+        long position = base + FieldsSectionDescriptor.columnEntryOffset(schema.size());
+        long records = s.recordCount();
+        for (int f = 0; f < schema.size(); f++) {
+            FieldSchema field = schema.get(f);
+            long column = base + section.columnOffset(f);
+            zeros(position, column, "padding to 8 before the next column");
+            String name = "field " + field.name();
+            long values = column;
+            if (!field.isFixed()) {
+                for (long n = 0; n <= records; n++) {
+                    int at = (int) (column + n * FieldsSectionDescriptor.OFFSET_BYTES);
+                    line(at, FieldsSectionDescriptor.OFFSET_BYTES, name + ".offsets[" + n + "] = "
+                        + Long.toUnsignedString(file.getLong(at, LITTLE_ENDIAN)));
+                }
+                values += (records + 1) * FieldsSectionDescriptor.OFFSET_BYTES;
+            }
+            for (long n = 0; n < records; n++) {
+                long start = field.isFixed() ? n * field.fixedBytes() : section.variableOffset(f, n);
+                long end = field.isFixed() ? start + field.fixedBytes() : section.variableOffset(f, n + 1);
+                String label = name + " record[" + n + "]";
+                if (start == end) {
+                    continue; // an empty value has no bytes to show
+                }
+                if (field.type().isNumeric()) {
+                    wrappedNumbers(values + start, end - start, field.type(), label);
+                } else if (field.type() == FieldType.BYTES) {
+                    data(values + start, end - start, label + ", " + (end - start) + " bytes");
+                } else {
+                    text(values + start, end - start, label);
+                }
+            }
+            position = column + section.columnLength(f);
+        }
+    }
+
+    /** Numbers wrapped at 16 bytes, each line glossed with its values. */
+    private void wrappedNumbers(long start, long length, FieldType type, String name) {
+        int width = type.elementBytes();
+        for (long done = 0; done < length; done += LINE_BYTES) {
+            int n = (int) Math.min(LINE_BYTES, length - done);
+            int at = (int) (start + done);
+            StringBuilder values = new StringBuilder(done == 0 ? name + " = " : "");
+            for (int i = 0; i < n; i += width) {
+                values.append(i > 0 ? " " : "").append(switch (type) {
+                    case INT32 -> Integer.toString(file.getInt(at + i, LITTLE_ENDIAN));
+                    case INT64 -> Long.toString(file.getLong(at + i, LITTLE_ENDIAN));
+                    default -> Float.toString(file.getFloat(at + i, LITTLE_ENDIAN));
+                });
+            }
+            line(at, n, values.toString());
         }
     }
 

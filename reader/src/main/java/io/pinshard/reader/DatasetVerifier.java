@@ -234,6 +234,7 @@ public final class DatasetVerifier {
     private final class ShardChecker implements AutoCloseable {
         private final Crc32c crc = new Crc32c();
         private final UnsafeBuffer pixelView = new UnsafeBuffer(0, 0);
+        private final FieldsVerifier fieldsChecker = new FieldsVerifier(crc);
         private RecordDecoder decoder;
         private ByteBuffer pixels;
 
@@ -274,6 +275,7 @@ public final class DatasetVerifier {
                 }
                 verifySections(shard, manifest.classes(), problems);
                 verifyRecords(shard, manifest.classes().size(), problems);
+                fieldsChecker.verify(shard, manifest.fieldSchema(), problems);
             }
         }
 

@@ -373,7 +373,7 @@ public final class RecordView {
 
     /** Finds where this record's value of {@code field} lies (once per field and record). */
     private void resolve(int field) {
-        if (field == resolvedField) {
+        if (field == resolvedField && field >= 0) {
             return;
         }
         MappedShard mapped = shardOrThrow();

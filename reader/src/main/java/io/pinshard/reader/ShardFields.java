@@ -34,10 +34,14 @@ public final class ShardFields {
     private final long[] valuesStart;
     /** Per field: bytes of values. */
     private final long[] valuesLength;
+    private final long sectionOffset;
+    private final long sectionLength;
 
     private ShardFields(List<FieldSchema> schema, long recordCount, long[] columnStart, long[] valuesStart,
-                        long[] valuesLength) {
+                        long[] valuesLength, long sectionOffset, long sectionLength) {
         this.schema = schema;
+        this.sectionOffset = sectionOffset;
+        this.sectionLength = sectionLength;
         this.recordCount = recordCount;
         this.columnStart = columnStart;
         this.valuesStart = valuesStart;
@@ -94,7 +98,7 @@ public final class ShardFields {
                 FieldsSectionDescriptor.checkOffsets(file, (int) columnStart[f], length, records, field);
             }
         }
-        return new ShardFields(schema, records, columnStart, valuesStart, valuesLength);
+        return new ShardFields(schema, records, columnStart, valuesStart, valuesLength, base, placement.length());
     }
 
     /** The shard's metadata object, its CRC32C checked first (it says where the section is). */
@@ -127,6 +131,25 @@ public final class ShardFields {
 
     public List<FieldSchema> schema() {
         return schema;
+    }
+
+    /** File offset of the section. */
+    public long sectionOffset() {
+        return sectionOffset;
+    }
+
+    public long sectionLength() {
+        return sectionLength;
+    }
+
+    /** File offset where field {@code field}'s column starts (its offsets array, for a variable field). */
+    public long columnStart(int field) {
+        return columnStart[field];
+    }
+
+    /** File offset where field {@code field}'s column ends. */
+    public long columnEnd(int field) {
+        return valuesStart[field] + valuesLength[field];
     }
 
     /**

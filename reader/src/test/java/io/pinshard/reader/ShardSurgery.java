@@ -75,7 +75,7 @@ final class ShardSurgery {
             shards.add(entry);
         }
         DatasetManifest fixed = new DatasetManifest(manifest.format(), manifest.formatVersion(), manifest.records(),
-            total, manifest.classes(), shards, manifest.metadata(), manifest.rejected());
+            total, manifest.classes(), manifest.fields(), shards, manifest.metadata(), manifest.rejected());
         Files.write(dataset.resolve(DatasetManifest.FILE_NAME), Json.pretty(fixed));
     }
 }

@@ -57,6 +57,8 @@ class TestVectorsReadTest {
             assertEquals(vector.records().size(), dataset.size());
             assertEquals(vector.expectedShards(), dataset.shardCount());
             assertEquals(vector.classes(), dataset.classes());
+            assertEquals(vector.fields(), dataset.fields());
+            assertEquals(vector.fields().isEmpty() ? "1.0" : "1.1", dataset.manifest().formatVersion());
             assertEquals(vector.rejected(), dataset.manifest().rejected());
             assertEquals(TestVectorCatalog.WRITER_VERSION, dataset.manifest().metadata().get("writer"));
             for (int s = 0; s < dataset.shardCount(); s++) {
@@ -91,6 +93,45 @@ class TestVectorsReadTest {
             assertEquals(0, view.payloadOffset() % vector.alignment(), where + " payload is aligned");
             assertTrue(view.payloadIntact(crc), where + " payload CRC32C");
             checkPixels(record, view, where);
+            checkFields(vector, record, view, where);
+        }
+    }
+
+    /** Each field value read back equals the catalogue's, element by element. */
+    private static void checkFields(TestVector vector, VectorRecord record, RecordView view, String where) {
+        for (int f = 0; f < vector.fields().size(); f++) {
+            Object value = record.fieldValues().get(f);
+            String what = where + " field " + vector.fields().get(f).name();
+            switch (vector.fields().get(f).type()) {
+                case UTF8, JSON -> assertEquals(value, view.fieldString(f), what);
+                case BYTES -> {
+                    byte[] read = new byte[view.fieldLength(f)];
+                    view.copyField(f, new UnsafeBuffer(read), 0);
+                    assertEquals(java.util.HexFormat.of().formatHex((byte[]) value),
+                        java.util.HexFormat.of().formatHex(read), what);
+                }
+                case INT32 -> {
+                    int[] expected = (int[]) value;
+                    assertEquals(expected.length, view.fieldElements(f), what);
+                    for (int i = 0; i < expected.length; i++) {
+                        assertEquals(expected[i], view.fieldInt(f, i), what);
+                    }
+                }
+                case INT64 -> {
+                    long[] expected = (long[]) value;
+                    assertEquals(expected.length, view.fieldElements(f), what);
+                    for (int i = 0; i < expected.length; i++) {
+                        assertEquals(expected[i], view.fieldLong(f, i), what);
+                    }
+                }
+                default -> {
+                    float[] expected = (float[]) value;
+                    assertEquals(expected.length, view.fieldElements(f), what);
+                    for (int i = 0; i < expected.length; i++) {
+                        assertEquals(expected[i], view.fieldFloat(f, i), what);
+                    }
+                }
+            }
         }
     }
 

@@ -83,6 +83,22 @@ public final class FieldValues {
         return finish(f, length);
     }
 
+    /**
+     * Field {@code f}'s value already in its stored form (SPEC.md section 17.1: UTF-8 or bytes, or little-endian
+     * elements), checked for whole elements and, for a fixed field, the element count.
+     */
+    public FieldValues encoded(int f, byte[] bytes, int offset, int length) {
+        FieldSchema field = schema.get(f);
+        int width = field.type().elementBytes();
+        if (length % width != 0) {
+            throw new IllegalArgumentException("field " + field.name() + " takes whole " + width + "-byte elements, not "
+                + length + " bytes");
+        }
+        start(f, field.type(), length / width);
+        values[f].putBytes(0, bytes, offset, length);
+        return finish(f, length);
+    }
+
     public FieldValues int32(String name, int... elements) {
         int f = field(name);
         start(f, FieldType.INT32, elements.length);

@@ -4,6 +4,7 @@ import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.FieldValues;
 import io.pinshard.writer.WriterVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -69,7 +70,7 @@ public final class Converter {
         convertMetadata.put("shardBytes", options.shardBytes());
         convertMetadata.put("totalInputs", listing.items().size());
         DatasetWriterOptions writerOptions = options.writerOptions(listing.classes())
-            .withManifestMetadata(Map.of(METADATA_KEY, convertMetadata));
+            .withManifestMetadata(Map.of(METADATA_KEY, convertMetadata)).withFields(listing.fields());
         try {
             DatasetManifest finished = finishedManifest(output, runFingerprint);
             if (finished != null) {
@@ -128,22 +129,26 @@ public final class Converter {
                 }
                 journalledRejections[0] = rejected;
             });
-            ArrayDeque<Future<ConvertedImage>> window = new ArrayDeque<>();
+            ArrayDeque<Future<Converted>> window = new ArrayDeque<>();
             int windowSize = options.workers() * 4;
             int submitted = next;
+            List<io.pinshard.format.FieldSchema> schema = writerOptions.fields();
+            FieldValues values = schema.isEmpty() ? null : writer.newFieldValues();
             for (int i = next; i < items.size(); i++) {
                 while (submitted < items.size() && window.size() < windowSize) {
                     InputItem item = items.get(submitted++);
-                    window.add(pool.submit(() -> processors.get().convert(item)));
+                    window.add(pool.submit(() -> Converted.of(processors.get(), item, schema)));
                 }
-                ConvertedImage result = await(window.poll());
+                Converted converted = await(window.poll());
+                ConvertedImage result = converted.image();
                 InputItem item = items.get(i);
                 cursor[0] = i;
                 if (result.isRejected()) {
                     writer.reject(item.key(), result.rejectReason());
                 } else {
                     writer.appendPayload(result.codec(), new UnsafeBuffer(result.payload()), 0, result.payload().length,
-                        result.height(), result.width(), result.channels(), item.label(), item.key());
+                        result.height(), result.width(), result.channels(), item.label(), item.key(),
+                        converted.fill(values));
                 }
                 inputBytes += result.inputBytes();
                 progress.committed(result.inputBytes(), result.isRejected() ? 0 : result.payload().length, result.isRejected());
@@ -173,7 +178,7 @@ public final class Converter {
         }
     }
 
-    private static ConvertedImage await(Future<ConvertedImage> future) throws ConvertException {
+    private static Converted await(Future<Converted> future) throws ConvertException {
         try {
             return future.get();
         } catch (InterruptedException e) {

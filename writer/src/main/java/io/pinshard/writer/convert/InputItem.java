@@ -5,14 +5,31 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 
 /**
  * One input image: its key (the source id stored with the record, e.g. the path relative to the
  * input root), its label, and where its encoded bytes are. {@code problem} is set when listing
  * already knows the input cannot be converted (e.g. a WebDataset sample without an image member);
- * such an input is rejected with that reason, never dropped.
+ * such an input is rejected with that reason, never dropped. {@code fields} says where each of its field values
+ * comes from, one per field of the listing's schema (null: none, stored empty), or is empty without fields.
  */
-public record InputItem(String key, int label, Path file, long offset, long length, String problem) {
+public record InputItem(String key, int label, Path file, long offset, long length, String problem,
+                        List<FieldSource> fields) {
+
+    public InputItem {
+        fields = fields == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(fields));
+    }
+
+    /** An input without fields. */
+    public InputItem(String key, int label, Path file, long offset, long length, String problem) {
+        this(key, label, file, offset, length, problem, List.of());
+    }
+
+    /** This input with its field sources. */
+    public InputItem withFields(List<FieldSource> sources) {
+        return new InputItem(key, label, file, offset, length, problem, sources);
+    }
 
     /** A whole file; its length is read when it is converted. */
     public static InputItem file(String key, int label, Path file) {

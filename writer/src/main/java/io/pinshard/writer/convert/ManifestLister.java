@@ -114,6 +114,15 @@ public final class ManifestLister {
 
     /** Splits one CSV line of one or two fields; double quotes quote a field, "" is a quote inside one. */
     static String[] csvRow(String line) throws IOException {
+        List<String> fields = csvCells(line);
+        if (fields.size() > 2 || fields.get(0).isEmpty()) {
+            throw new IOException("expected path[,label], found " + fields.size() + " field(s)");
+        }
+        return new String[] {fields.get(0), fields.size() > 1 && !fields.get(1).isEmpty() ? fields.get(1) : null};
+    }
+
+    /** The cells of one CSV line (RFC 4180 quoting: double quotes quote a cell, "" is a quote inside one). */
+    static List<String> csvCells(String line) throws IOException {
         List<String> fields = new ArrayList<>(2);
         StringBuilder field = new StringBuilder();
         boolean quoted = false;
@@ -141,9 +150,6 @@ public final class ManifestLister {
             throw new IOException("unterminated quote");
         }
         fields.add(field.toString());
-        if (fields.size() > 2 || fields.get(0).isEmpty()) {
-            throw new IOException("expected path[,label], found " + fields.size() + " field(s)");
-        }
-        return new String[] {fields.get(0), fields.size() > 1 && !fields.get(1).isEmpty() ? fields.get(1) : null};
+        return fields;
     }
 }

@@ -24,7 +24,9 @@ import org.apache.commons.compress.archivers.tar.TarFile;
  * A sample without an image member is a rejected input. Nothing replaces anything silently: a member
  * whose name repeats an earlier member of the same tar, and every image member of a sample beyond
  * the one used, is a rejected input naming the member kept; a repeated label member is ignored (the
- * first one counts).
+ * first one counts). With field specs ({@code --fields txt:caption,json:meta}) each sample's member of each
+ * named extension becomes that field's value ({@link FieldSource}: read and checked by the worker that converts
+ * the sample's image); a sample without such a member stores the field empty.
  */
 public final class WebDatasetLister {
     private static final List<String> PREFERRED = List.of("jpg", "jpeg", "png", "webp");
@@ -49,6 +51,15 @@ public final class WebDatasetLister {
 
     /** Lists a single tar, or every {@code *.tar} of a directory in name order. */
     public static InputListing list(Path path, boolean labelled) throws IOException {
+        return list(path, labelled, List.of());
+    }
+
+    /** As {@link #list(Path, boolean)}, each sample also taking the members that {@code fields} name. */
+    public static InputListing list(Path path, boolean labelled, List<FieldSpec> fields) throws IOException {
+        Map<String, Integer> fieldOf = new java.util.HashMap<>();
+        for (int f = 0; f < fields.size(); f++) {
+            fieldOf.put(fields.get(f).source().toLowerCase(java.util.Locale.ROOT), f);
+        }
         List<Path> tars = Files.isDirectory(path) ? tarFiles(path) : List.of(path);
         List<Sample> samples = new ArrayList<>();
         List<String> labels = new ArrayList<>();
@@ -70,9 +81,18 @@ public final class WebDatasetLister {
                     }
                     String key = name.substring(0, dot);
                     String ext = name.substring(dot + 1).toLowerCase(java.util.Locale.ROOT);
-                    Sample sample = byKey.computeIfAbsent(key, k -> new Sample(tar, k));
+                    Sample sample = byKey.computeIfAbsent(key, k -> new Sample(tar, k, fields.size()));
                     boolean repeated = !names.add(name);
-                    if (ImageExtensions.IMAGE.contains(ext)) {
+                    Integer field = fieldOf.get(ext);
+                    if (field != null && !repeated && sample.fields[field] == null) {
+                        sample.fields[field] = FieldSource.member("member " + name, tar, entry.getDataOffset(),
+                            entry.getSize());
+                        if (ext.equals("cls") || ext.equals("json")) {
+                            sample.labelSources.put(ext, readSmall(archive, entry));
+                        }
+                    } else if (field != null) {
+                        continue; // a repeated field member: the first one counts, as for labels
+                    } else if (ImageExtensions.IMAGE.contains(ext)) {
                         if (repeated) {
                             sample.rejectedImages.add(InputItem.unusable(tar.getFileName() + "/" + name,
                                 "tar member name repeats an earlier member of " + tar.getFileName() + "; the first one is kept"));
@@ -97,7 +117,8 @@ public final class WebDatasetLister {
         for (Sample sample : samples) {
             sample.addItems(items, labelled, table);
         }
-        return new InputListing(path.toString(), table.classes(), items, ignored);
+        InputListing listing = new InputListing(path.toString(), table.classes(), items, ignored);
+        return fields.isEmpty() ? listing : listing.withFields(FieldSpec.schema(fields), items);
     }
 
     private static String readSmall(TarFile archive, TarArchiveEntry entry) throws IOException {
@@ -115,12 +136,14 @@ public final class WebDatasetLister {
         final Map<String, TarArchiveEntry> images = new LinkedHashMap<>();
         final Map<String, String> labelSources = new LinkedHashMap<>();
         final List<InputItem> rejectedImages = new ArrayList<>();
+        final FieldSource[] fields;
         String label;
         String labelProblem;
 
-        Sample(Path tar, String key) {
+        Sample(Path tar, String key, int fieldCount) {
             this.tar = tar;
             this.key = key;
+            this.fields = new FieldSource[fieldCount];
         }
 
         void resolveLabel() {
@@ -177,7 +200,9 @@ public final class WebDatasetLister {
             if (image.isSparse() || image.getDataOffset() < 0) {
                 return InputItem.unusable(imageKey, "tar member is sparse or has no data offset");
             }
-            return InputItem.slice(imageKey, labelled ? table.label(label) : -1, tar, image.getDataOffset(), image.getSize());
+            InputItem item = InputItem.slice(imageKey, labelled ? table.label(label) : -1, tar, image.getDataOffset(),
+                image.getSize());
+            return fields.length == 0 ? item : item.withFields(java.util.Arrays.asList(fields));
         }
     }
 }

@@ -50,14 +50,16 @@ class PythonReaderTest {
             String vector = file.contains("/") ? file.substring(0, file.indexOf('/')) : file;
             actual.computeIfAbsent(vector, v -> new ArrayList<>()).add(describe(line.get("key").asText(),
                 line.get("label").asInt(), line.get("codec").asText(), line.get("height").asInt(),
-                line.get("width").asInt(), line.get("channels").asInt(), line.get("pixelsCrc32c").asText(null)));
+                line.get("width").asInt(), line.get("channels").asInt(), line.get("pixelsCrc32c").asText(null))
+                + (line.has("fields") ? " fields " + Json.MAPPER.writeValueAsString(line.get("fields")) : ""));
         }
         Map<String, List<String>> expected = new TreeMap<>();
         for (TestVector vector : TestVectorCatalog.ALL) {
             List<String> records = new ArrayList<>();
             for (VectorRecord r : vector.records()) {
                 records.add(describe(r.key(), r.label(), r.codec().label(), r.height(), r.width(), r.channels(),
-                    r.codec() == Codec.JPEG ? null : Crc32c.hex(crc32c(r.pixels()))));
+                    r.codec() == Codec.JPEG ? null : Crc32c.hex(crc32c(r.pixels())))
+                    + (vector.fields().isEmpty() ? "" : " fields " + Json.MAPPER.writeValueAsString(fields(vector, r))));
             }
             expected.put(vector.name(), records);
         }
@@ -67,15 +69,15 @@ class PythonReaderTest {
     @Test
     void independentReaderRejectsEveryChangedByteAndEveryTruncation(@TempDir Path dir) throws Exception {
         Map<String, String> damaged = new LinkedHashMap<>();
-        for (String name : List.of("raw-2x3.pinshard", "lz4-8x8.pinshard")) {
+        for (String name : List.of("raw-2x3.pinshard", "lz4-8x8.pinshard", "fields-dataset/shard-00000.pinshard")) {
             byte[] shard = Files.readAllBytes(TestVectorCatalog.committedDirectory().resolve(name));
             for (int at = 0; at < shard.length; at++) {
                 byte[] changed = shard.clone();
                 changed[at] ^= (byte) 0xFF;
-                Path file = dir.resolve(name + ".flip" + at);
+                Path file = dir.resolve(name.replace('/', '-') + ".flip" + at);
                 Files.write(file, changed);
                 damaged.put(file.toString(), name + " with byte " + at + " changed");
-                Path cut = dir.resolve(name + ".cut" + at);
+                Path cut = dir.resolve(name.replace('/', '-') + ".cut" + at);
                 Files.write(cut, java.util.Arrays.copyOf(shard, at));
                 damaged.put(cut.toString(), name + " truncated to " + at + " bytes");
             }
@@ -89,6 +91,28 @@ class PythonReaderTest {
             }
         }
         assertEquals(List.of(), accepted.stream().map(damaged::get).toList(), "damaged shards read_shard.py accepted");
+    }
+
+    /** A record's field values as read_shard.py prints them: names sorted, bytes as hex, json parsed. */
+    private static Map<String, Object> fields(TestVector vector, VectorRecord record) throws IOException {
+        Map<String, Object> values = new TreeMap<>();
+        for (int f = 0; f < vector.fields().size(); f++) {
+            Object value = record.fieldValues().get(f);
+            values.put(vector.fields().get(f).name(), switch (vector.fields().get(f).type()) {
+                case UTF8 -> value;
+                case JSON -> ((String) value).isEmpty() ? null : Json.MAPPER.readTree((String) value);
+                case BYTES -> java.util.HexFormat.of().formatHex((byte[]) value);
+                case FLOAT32 -> {
+                    List<Double> doubles = new ArrayList<>();
+                    for (float element : (float[]) value) {
+                        doubles.add((double) element);
+                    }
+                    yield doubles;
+                }
+                default -> value; // int[] and long[] print as JSON arrays
+            });
+        }
+        return values;
     }
 
     private static String describe(String key, int label, String codec, int height, int width, int channels,

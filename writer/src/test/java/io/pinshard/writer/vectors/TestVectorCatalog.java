@@ -5,6 +5,8 @@ import static io.pinshard.writer.vectors.VectorRecord.lz4;
 import static io.pinshard.writer.vectors.VectorRecord.raw;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldType;
 import io.pinshard.format.IndexEntryDescriptor;
 import io.pinshard.format.ShardHeaderDescriptor;
 import java.nio.file.Files;
@@ -33,6 +35,16 @@ public final class TestVectorCatalog {
     private static final PixelRamp RGB_6X10 = new PixelRamp(30, 15, 10, 20);
     private static final PixelRamp GRAY_8X8 = new PixelRamp(20, 25, 5, 0);
 
+    /** The fields vector's schema: every type, fixed and variable lengths (SPEC.md section 17). */
+    public static final List<FieldSchema> ALL_FIELD_TYPES = List.of(
+        FieldSchema.variable("caption", FieldType.UTF8),
+        FieldSchema.variable("meta", FieldType.JSON),
+        FieldSchema.variable("blob", FieldType.BYTES),
+        FieldSchema.variable("tags", FieldType.INT32),
+        FieldSchema.fixed("id", FieldType.INT64, 1),
+        FieldSchema.fixed("box", FieldType.FLOAT32, 4),
+        FieldSchema.variable("scores", FieldType.FLOAT32));
+
     public static final List<TestVector> ALL = List.of(
         new TestVector("tiny-dataset", true, ALIGN, List.of("cat", "dog", "bird"), 1600, 2, List.of(
             jpeg("cats/0001.jpg", 0, "rgb-8x8.jpg", 8, 8, 3, RGB_8X8),
@@ -60,7 +72,18 @@ public final class TestVectorCatalog {
             lz4("unsorted/b.png", NO_LABEL, 5, 7, 1, new PixelRamp(255, -30, -7, 0))), List.of()),
         new TestVector("gray-raw.pinshard", false, ALIGN, List.of("zero", "one"), ONE_SHARD, 1, List.of(
             raw("digits/0.png", 0, 4, 4, 1, new PixelRamp(0x00, 0x40, 0x10, 0)),
-            lz4("digits/1.png", 1, 16, 16, 1, new PixelRamp(0, 0, 16, 0))), List.of()));
+            lz4("digits/1.png", 1, 16, 16, 1, new PixelRamp(0, 0, 16, 0))), List.of()),
+        new TestVector("fields-dataset", true, ALIGN, List.of("cat", "dog"), ONE_SHARD, 1, List.of(
+            raw("cats/0005.png", 0, 2, 2, 3, new PixelRamp(0x30, 0x20, 0x08, 0x01)).withFields(
+                "a cat on a mat", "{\"licence\":\"cc-by\",\"url\":\"http://x/1\"}", new byte[] {(byte) 0xca, (byte) 0xfe},
+                new int[] {3, 7}, new long[] {1L << 40}, new float[] {0.25f, 0.5f, 0.75f, 1f}, new float[] {0.9f}),
+            raw("dogs/0005.png", 1, 1, 2, 3, new PixelRamp(0x90, 0, 0x10, 0x02)).withFields(
+                "chien \u00e9t\u00e9", "[1,2]", new byte[0], new int[0], new long[] {-2},
+                new float[] {0f, 0f, 0.5f, 0.5f}, new float[0]),
+            lz4("dogs/0006.png", 1, 4, 4, 1, new PixelRamp(0x10, 0x10, 0x01, 0)).withFields(
+                "", "null", new byte[] {1, 2, 3}, new int[] {-1, 0, 1}, new long[] {42},
+                new float[] {-1f, 2f, -3f, 4f}, new float[] {1.5f, -2.5f})),
+            List.of(), ALL_FIELD_TYPES));
 
     private TestVectorCatalog() {
     }

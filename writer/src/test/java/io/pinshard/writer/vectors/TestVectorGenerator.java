@@ -4,6 +4,7 @@ import io.pinshard.format.Codec;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.FieldValues;
 import java.awt.image.BufferedImage;
 import java.awt.image.WritableRaster;
 import java.io.ByteArrayInputStream;
@@ -46,13 +47,15 @@ public final class TestVectorGenerator {
             .withPreprocessing(TestVectorCatalog.PREPROCESSING)
             .withClasses(vector.classes())
             .withAlignment(vector.alignment())
-            .withTargetShardBytes(vector.targetShardBytes());
+            .withTargetShardBytes(vector.targetShardBytes())
+            .withFields(vector.fields());
         Path directory = vector.dataset() ? out.resolve(vector.name()) : out.resolve(vector.name() + ".work");
         deleteRecursively(directory);
         DatasetManifest manifest;
         try (DatasetWriter writer = new DatasetWriter(directory, options)) {
+            FieldValues values = vector.fields().isEmpty() ? null : writer.newFieldValues();
             for (VectorRecord record : vector.records()) {
-                append(writer, record, inputs);
+                append(writer, record, inputs, fieldValues(values, vector, record));
             }
             vector.rejected().forEach(r -> writer.reject(r.path(), r.reason()));
             manifest = writer.finish();
@@ -68,15 +71,38 @@ public final class TestVectorGenerator {
         }
     }
 
-    private static void append(DatasetWriter writer, VectorRecord record, Path inputs) throws IOException {
+    /** {@code values} set to the record's field values (null without fields). */
+    static FieldValues fieldValues(FieldValues values, TestVector vector, VectorRecord record) {
+        if (values == null) {
+            return null;
+        }
+        values.clear();
+        for (int f = 0; f < vector.fields().size(); f++) {
+            String name = vector.fields().get(f).name();
+            Object value = record.fieldValues().get(f);
+            switch (vector.fields().get(f).type()) {
+                case UTF8 -> values.utf8(name, (String) value);
+                case JSON -> values.json(name, (String) value);
+                case BYTES -> values.bytes(name, (byte[]) value);
+                case INT32 -> values.int32(name, (int[]) value);
+                case INT64 -> values.int64(name, (long[]) value);
+                case FLOAT32 -> values.float32(name, (float[]) value);
+                default -> throw new IllegalStateException("no such field type");
+            }
+        }
+        return values;
+    }
+
+    private static void append(DatasetWriter writer, VectorRecord record, Path inputs, FieldValues values)
+        throws IOException {
         if (record.codec() == Codec.JPEG) {
             byte[] jpeg = Files.readAllBytes(inputs.resolve(record.jpegInput()));
             checkJpegShape(record, jpeg);
             writer.appendPayload(Codec.JPEG, new UnsafeBuffer(jpeg), 0, jpeg.length, record.height(), record.width(),
-                record.channels(), record.label(), record.key());
+                record.channels(), record.label(), record.key(), values);
         } else {
             writer.appendPixels(new UnsafeBuffer(record.pixels()), 0, record.height(), record.width(),
-                record.channels(), record.label(), record.key(), record.codec());
+                record.channels(), record.label(), record.key(), record.codec(), values);
         }
     }
 

@@ -1,26 +1,35 @@
 package io.pinshard.writer.vectors;
 
 import io.pinshard.format.Codec;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * One record of a test vector, as the generator writes it and as readers must find it.
  *
  * @param jpegInput for {@link Codec#JPEG}, the file under {@code test-vectors/inputs/} stored as-is
  *                  (made once from {@link #ramp}); null otherwise
+ * @param fieldValues one value per field of the vector's schema, in order: a {@code String} (utf8, json), a
+ *                    {@code byte[]} (bytes), an {@code int[]}, {@code long[]} or {@code float[]}; empty without fields
  */
 public record VectorRecord(String key, int label, Codec codec, int height, int width, int channels, PixelRamp ramp,
-                           String jpegInput) {
+                           String jpegInput, List<Object> fieldValues) {
     public static VectorRecord raw(String key, int label, int height, int width, int channels, PixelRamp ramp) {
-        return new VectorRecord(key, label, Codec.RAW, height, width, channels, ramp, null);
+        return new VectorRecord(key, label, Codec.RAW, height, width, channels, ramp, null, List.of());
     }
 
     public static VectorRecord lz4(String key, int label, int height, int width, int channels, PixelRamp ramp) {
-        return new VectorRecord(key, label, Codec.LZ4, height, width, channels, ramp, null);
+        return new VectorRecord(key, label, Codec.LZ4, height, width, channels, ramp, null, List.of());
     }
 
     public static VectorRecord jpeg(String key, int label, String input, int height, int width, int channels,
                                     PixelRamp ramp) {
-        return new VectorRecord(key, label, Codec.JPEG, height, width, channels, ramp, input);
+        return new VectorRecord(key, label, Codec.JPEG, height, width, channels, ramp, input, List.of());
+    }
+
+    /** This record with field values (see {@link #fieldValues()}). */
+    public VectorRecord withFields(Object... values) {
+        return new VectorRecord(key, label, codec, height, width, channels, ramp, jpegInput, Arrays.asList(values));
     }
 
     /** The pixels the record holds (exactly for raw and lz4; approximately, for jpeg). */

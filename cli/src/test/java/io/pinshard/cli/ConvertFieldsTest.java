@@ -1,0 +1,177 @@
+package io.pinshard.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldType;
+import io.pinshard.format.Json;
+import io.pinshard.reader.Dataset;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.RecordView;
+import io.pinshard.writer.convert.TestImageFiles;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code convert --fields}: a WebDataset tar with .jpg, .txt, .json and .cls members keeps every field and
+ * verifies; unusable members reject their sample with the field named; {@code --fields-from} CSV and JSONL beside
+ * an image folder; {@code inspect} shows the schema and {@code dump} the values.
+ */
+class ConvertFieldsTest {
+    @TempDir
+    Path tmp;
+
+    private static final byte[] BGR = TestImageFiles.gradient(40, 60, 3, 7, 10);
+
+    private CommandTestSupport.Result convert(Path input, Path output, String... extra) {
+        String[] base = {"convert", input.toString(), "-o", output.toString(), "--shorter-side", "16", "--progress",
+            "none", "--workers", "2"};
+        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        return CommandTestSupport.run(args);
+    }
+
+    private Path tar() throws IOException {
+        Path tar = tmp.resolve("wds-000000.tar");
+        try (OutputStream file = Files.newOutputStream(tar); TarArchiveOutputStream out = new TarArchiveOutputStream(file)) {
+            add(out, "s/000.jpg", TestImageFiles.jpeg(BGR, 40, 60, 3));
+            add(out, "s/000.txt", "a photo of a cat".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/000.json", "{\"label\": 1, \"url\": \"http://a/0\"}".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/000.cls", "1\n".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/001.png", TestImageFiles.png(BGR, 40, 60, 3));
+            add(out, "s/001.txt", "un chat \u00e9l\u00e9gant".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/001.json", "{\"label\": 0}".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/001.cls", "0 2 5".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/002.jpg", TestImageFiles.jpeg(BGR, 40, 60, 3)); // no .txt: caption stored empty
+            add(out, "s/002.cls", "0".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/003.jpg", TestImageFiles.jpeg(BGR, 40, 60, 3));
+            add(out, "s/003.txt", new byte[] {(byte) 0xff, 'x'}); // not UTF-8: rejected, naming the field
+            add(out, "s/003.cls", "0".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/004.jpg", TestImageFiles.jpeg(BGR, 40, 60, 3));
+            add(out, "s/004.json", "{\"label\": 0, oops}".getBytes(StandardCharsets.UTF_8));
+            add(out, "s/004.cls", "zero".getBytes(StandardCharsets.UTF_8)); // label "zero"; not an int32 list
+        }
+        return tar;
+    }
+
+    @Test
+    void webDatasetMembersBecomeFieldsAndVerify() throws IOException {
+        Path out = tmp.resolve("out");
+        CommandTestSupport.Result result = convert(tar(), out, "--fields", "txt:caption,json:meta,cls:tags");
+        assertEquals(0, result.exitCode(), result.err() + result.out());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals("1.1", manifest.formatVersion());
+        assertEquals(List.of(FieldSchema.variable("caption", FieldType.UTF8), FieldSchema.variable("meta", FieldType.JSON),
+            FieldSchema.variable("tags", FieldType.INT32)), manifest.fields());
+        assertEquals(List.of("wds-000000.tar/s/003.jpg", "wds-000000.tar/s/004.jpg"),
+            manifest.rejected().stream().map(DatasetManifest.Rejected::path).toList());
+        assertTrue(manifest.rejected().get(0).reason().contains("field caption (member s/003.txt)"),
+            manifest.rejected().get(0).reason());
+        assertTrue(manifest.rejected().get(1).reason().contains("field meta (member s/004.json)"),
+            manifest.rejected().get(1).reason());
+        try (Dataset dataset = Dataset.open(out)) {
+            assertEquals(3, dataset.size());
+            RecordView view = new RecordView();
+            int caption = dataset.fieldIndex("caption");
+            int meta = dataset.fieldIndex("meta");
+            int tags = dataset.fieldIndex("tags");
+            dataset.record(0, view);
+            assertEquals("a photo of a cat", view.fieldString(caption));
+            assertEquals(Json.MAPPER.readTree("{\"label\": 1, \"url\": \"http://a/0\"}"),
+                Json.MAPPER.readTree(view.fieldString(meta)));
+            assertEquals(1, view.fieldElements(tags));
+            assertEquals(1, view.fieldInt(tags, 0));
+            dataset.record(1, view);
+            assertEquals("un chat \u00e9l\u00e9gant", view.fieldString(caption));
+            assertEquals(List.of(0, 2, 5), List.of(view.fieldInt(tags, 0), view.fieldInt(tags, 1), view.fieldInt(tags, 2)));
+            dataset.record(2, view);
+            assertEquals(0, view.fieldLength(caption), "a sample without a .txt member has an empty caption");
+            assertEquals(0, view.fieldLength(meta));
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(out));
+        CommandTestSupport.Result verify = CommandTestSupport.run("verify", out.toString());
+        assertEquals(0, verify.exitCode(), verify.out() + verify.err());
+        CommandTestSupport.Result inspect = CommandTestSupport.run("inspect", out.toString());
+        assertTrue(inspect.out().contains("caption:utf8, meta:json, tags:int32[]"), inspect.out());
+        CommandTestSupport.Result dump = CommandTestSupport.run("dump", out.resolve("shard-00000.pinshard").toString());
+        assertTrue(dump.out().contains("field caption record[0] \"a photo of a cat\""), dump.out());
+    }
+
+    @Test
+    void withoutFieldsTheSameTarConvertsAsFormatOneZero() throws IOException {
+        Path out = tmp.resolve("plain");
+        assertEquals(0, convert(tar(), out).exitCode());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertEquals("1.0", manifest.formatVersion());
+        assertEquals(null, manifest.fields());
+        assertEquals(5, manifest.records() + manifest.rejected().size());
+    }
+
+    @Test
+    void fixedLengthFieldRejectsSamplesWithTheWrongCount() throws IOException {
+        Path out = tmp.resolve("fixed");
+        assertEquals(0, convert(tar(), out, "--fields", "cls:label1:int32[1]").exitCode());
+        DatasetManifest manifest = Json.readManifest(out);
+        assertTrue(manifest.rejected().stream().anyMatch(r -> r.path().endsWith("001.png")
+            && r.reason().contains("takes exactly 1")), manifest.rejected().toString());
+    }
+
+    @Test
+    void fieldsFromCsvAndJsonlBesideAnImageFolder() throws IOException {
+        Path images = tmp.resolve("images");
+        Files.createDirectories(images.resolve("cat"));
+        Files.createDirectories(images.resolve("dog"));
+        Files.write(images.resolve("cat/a.jpg"), TestImageFiles.jpeg(BGR, 40, 60, 3));
+        Files.write(images.resolve("dog/b.png"), TestImageFiles.png(BGR, 40, 60, 3));
+        Files.write(images.resolve("dog/c.png"), TestImageFiles.png(BGR, 40, 60, 3));
+        Path csv = tmp.resolve("fields.csv");
+        Files.writeString(csv, "path,caption,box\ncat/a.jpg,\"a cat, sitting\",0 0 0.5 0.5\n"
+            + "dog/b.png,a dog,\"0.1,0.2,0.3,0.4\"\nnowhere.jpg,ghost,0 0 0 0\n");
+        Path fromCsv = tmp.resolve("csv-out");
+        CommandTestSupport.Result result = convert(images, fromCsv, "--fields-from", csv.toString(), "--fields",
+            "caption,box:box:float32[4]");
+        assertEquals(0, result.exitCode(), result.err());
+        DatasetManifest manifest = Json.readManifest(fromCsv);
+        assertEquals(List.of("dog/c.png"), manifest.rejected().stream().map(DatasetManifest.Rejected::path).toList());
+        assertTrue(manifest.rejected().get(0).reason().contains("no row for it in fields.csv"));
+        try (Dataset dataset = Dataset.open(fromCsv)) {
+            RecordView view = dataset.record(0, new RecordView());
+            assertEquals("a cat, sitting", view.fieldString(0));
+            assertEquals(0.5f, view.fieldFloat(1, 3));
+            dataset.record(1, view);
+            assertEquals(0.2f, view.fieldFloat(1, 1));
+        }
+        Path jsonl = tmp.resolve("fields.jsonl");
+        Files.writeString(jsonl, "{\"path\": \"cat/a.jpg\", \"caption\": \"a cat\", \"ids\": [1, 2]}\n"
+            + "{\"path\": \"dog/b.png\", \"caption\": \"a dog\", \"ids\": 7}\n"
+            + "{\"path\": \"dog/c.png\", \"caption\": {\"not\": \"text\"}, \"ids\": [1.5]}\n");
+        Path fromJsonl = tmp.resolve("jsonl-out");
+        assertEquals(0, convert(images, fromJsonl, "--fields-from", jsonl.toString(), "--fields",
+            "caption,ids:ids:int64").exitCode());
+        DatasetManifest m = Json.readManifest(fromJsonl);
+        assertEquals(List.of("dog/c.png"), m.rejected().stream().map(DatasetManifest.Rejected::path).toList());
+        assertTrue(m.rejected().get(0).reason().contains("field ids"), m.rejected().get(0).reason());
+        try (Dataset dataset = Dataset.open(fromJsonl)) {
+            RecordView view = dataset.record(0, new RecordView());
+            assertEquals("a cat", view.fieldString(0));
+            assertEquals(2, view.fieldElements(1));
+            assertEquals(2L, view.fieldLong(1, 1));
+            dataset.record(1, view);
+            assertEquals(7L, view.fieldLong(1, 0));
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(fromJsonl));
+    }
+
+    private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
+        ConvertFixtures.addTarMember(out, name, bytes);
+    }
+}
