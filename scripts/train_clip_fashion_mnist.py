@@ -147,6 +147,7 @@ def clip_loss(image_embeddings, text_embeddings, logit_scale):
 
 
 def pinshard_batches(path, a, train, epoch):
+    sys.path.insert(0, os.path.join(ROOT, "python"))
     from pinshard.torch import PinshardDataset
     dataset = PinshardDataset(path, batch_size=a.batch, crop=28, dtype=torch.uint8, layout="NHWC", workers=2,
                               seed=a.seed, eval=not train, drop_last=train, scale=tuple(a.scale),

@@ -38,7 +38,14 @@ public final class TorchBatch implements AutoCloseable {
     private final SlotTensor labels;
     private final SlotTensor sampleIds;
     private final SlotTensor normalized;
+    /** Per selected field: its values padded to {@code [N, elements]}, and its element counts {@code [N]}. */
+    private final SlotTensor[] fields;
+    private final SlotTensor[] fieldCounts;
+    private final boolean[] fieldFilled;
     private final UnsafeBuffer labelsIn = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer fieldSource = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer fieldValues = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer fieldCountsOut = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer labelsOut = new UnsafeBuffer(0, 0);
     private Batch batch;
     /** The last batch of this slot closed while views of its slot storages lived; null or done once returned. */
@@ -52,6 +59,14 @@ public final class TorchBatch implements AutoCloseable {
         this.labels = new SlotTensor("labels", false);
         this.sampleIds = new SlotTensor("sampleIds", false);
         this.normalized = new SlotTensor("normalized", true);
+        int count = owner.loader().options().fields().count();
+        this.fields = new SlotTensor[count];
+        this.fieldCounts = new SlotTensor[count];
+        this.fieldFilled = new boolean[count];
+        for (int f = 0; f < count; f++) {
+            fields[f] = new SlotTensor("field " + owner.loader().options().fields().names().get(f), false);
+            fieldCounts[f] = new SlotTensor("field counts", false);
+        }
     }
 
     TorchBatch open(Batch next) {
@@ -61,6 +76,7 @@ public final class TorchBatch implements AutoCloseable {
         batch = next;
         labelsFilled = false;
         normalizedFilled = false;
+        java.util.Arrays.fill(fieldFilled, false);
         return this;
     }
 
@@ -117,6 +133,66 @@ public final class TorchBatch implements AutoCloseable {
         return normalized.handle(b.size());
     }
 
+    /**
+     * A numeric record field the loader carries ({@code LoaderOptions.fields}) as {@code [N, K]}: int32, int64 or
+     * float32 as the field's type, K the slot's room per sample over the element size ({@code fieldBytes / 4} or
+     * {@code / 8}); sample i's values in its first {@link #fieldCounts} {@code [i]} columns, zeros after them. Boxes
+     * ({@code LoaderOptions.boxes}) are already in output pixels: {@code view(N, K / 4, 4)}. Filled on first call
+     * per batch into a tensor the slot keeps (a copy out of the slot, which stays the loader's).
+     *
+     * @throws IllegalArgumentException for a field not carried, or a text or bytes field (read those from
+     *                                  {@link #batch()}: {@code fieldString}, {@code fieldAddress})
+     */
+    public Tensor field(String name) {
+        Batch b = held();
+        int f = fieldOf(b, name);
+        fill(b, f);
+        return fields[f].handle(b.size());
+    }
+
+    /** {@code int64 [N]}: how many elements of {@link #field}{@code (name)}'s row i are sample i's (boxes: 4 per box). */
+    public Tensor fieldCounts(String name) {
+        Batch b = held();
+        int f = fieldOf(b, name);
+        fill(b, f);
+        return fieldCounts[f].handle(b.size());
+    }
+
+    private int fieldOf(Batch b, String name) {
+        int f = b.fields().indexOf(name);
+        if (f < 0) {
+            throw new IllegalArgumentException("the loader carries no field " + name + ": it carries "
+                + b.fields().names());
+        }
+        if (owner.fieldOptions(f) == null) {
+            throw new IllegalArgumentException("field " + name + " holds text or bytes, not numbers: read it with "
+                + "batch().fieldString or fieldAddress");
+        }
+        return f;
+    }
+
+    private void fill(Batch b, int f) {
+        fields[f].ensureEmpty(owner.fieldShape(f), owner.fieldOptions(f));
+        fieldCounts[f].ensureEmpty(owner.rowShape(), owner.int64());
+        if (fieldFilled[f]) {
+            return;
+        }
+        int n = b.size();
+        int room = b.fieldCapacity();
+        long rowBytes = owner.fieldShape(f)[1] * (owner.fieldOptions(f) == owner.int64() ? Long.BYTES : Integer.BYTES);
+        int elementBytes = (int) (rowBytes / owner.fieldShape(f)[1]);
+        fieldValues.wrap(fields[f].dataAddress(), (int) (n * rowBytes));
+        fieldCountsOut.wrap(fieldCounts[f].dataAddress(), n * Long.BYTES);
+        for (int i = 0; i < n; i++) {
+            int length = Math.min(b.fieldLength(f, i), (int) Math.min(room, rowBytes));
+            fieldValues.setMemory((int) (i * rowBytes), (int) rowBytes, (byte) 0);
+            fieldSource.wrap(b.fieldAddress(f, i), Math.max(1, length));
+            fieldValues.putBytes((int) (i * rowBytes), fieldSource, 0, length);
+            fieldCountsOut.putLong(i * Long.BYTES, length / elementBytes);
+        }
+        fieldFilled[f] = true;
+    }
+
     /** Images in this batch ({@code N}). */
     public int size() {
         return held().size();
@@ -158,9 +234,21 @@ public final class TorchBatch implements AutoCloseable {
         boolean idsKept = sampleIds.revoke();
         boolean labelsKept = labels.revoke();
         boolean normalizedKept = normalized.revoke();
+        int fieldsKept = 0;
+        for (int f = 0; f < fields.length; f++) {
+            if (fields[f].revoke()) {
+                fieldsKept++;
+                fields[f].leaveToViews(null);
+            }
+            if (fieldCounts[f].revoke()) {
+                fieldsKept++;
+                fieldCounts[f].leaveToViews(null);
+            }
+        }
         int slotStorages = (imagesKept && images.holdsSlot() ? 1 : 0) + (idsKept && sampleIds.holdsSlot() ? 1 : 0);
         SlotReturn owed = returnSlot && slotStorages > 0 ? new SlotReturn(owner, b, slotStorages) : null;
-        int left = (imagesKept ? 1 : 0) + (idsKept ? 1 : 0) + (labelsKept ? 1 : 0) + (normalizedKept ? 1 : 0);
+        int left = (imagesKept ? 1 : 0) + (idsKept ? 1 : 0) + (labelsKept ? 1 : 0) + (normalizedKept ? 1 : 0)
+            + fieldsKept;
         if (left > 0) {
             owner.countKept(left);
         }
@@ -199,7 +287,11 @@ public final class TorchBatch implements AutoCloseable {
 
     /** Tensors this slot made so far. */
     long tensorsMade() {
-        return images.made() + labels.made() + sampleIds.made() + normalized.made();
+        long made = images.made() + labels.made() + sampleIds.made() + normalized.made();
+        for (int f = 0; f < fields.length; f++) {
+            made += fields[f].made() + fieldCounts[f].made();
+        }
+        return made;
     }
 
     /** Frees the slot's tensors (the loader is closing). */
@@ -209,6 +301,10 @@ public final class TorchBatch implements AutoCloseable {
         labels.close();
         sampleIds.close();
         normalized.close();
+        for (int f = 0; f < fields.length; f++) {
+            fields[f].close();
+            fieldCounts[f].close();
+        }
     }
 
     @Override

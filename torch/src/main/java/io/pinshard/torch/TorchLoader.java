@@ -45,6 +45,11 @@ public final class TorchLoader implements AutoCloseable {
     private final TensorOptions uint8 = Owned.keep(new TensorOptions(torch.ScalarType.Byte));
     private final TensorOptions int64 = Owned.keep(new TensorOptions(torch.ScalarType.Long));
     private final TensorOptions float32 = Owned.keep(new TensorOptions(torch.ScalarType.Float));
+    private final TensorOptions int32 = Owned.keep(new TensorOptions(torch.ScalarType.Int));
+    /** Per selected field: the tensor options of its elements, or null for a byte-typed field (text, json, bytes). */
+    private final TensorOptions[] fieldOptions;
+    /** Per selected field: its {@code [batch, elements]} shape, elements = the slot's room over the element size. */
+    private final long[][] fieldShapes;
     private final Scalar maxPixel = Owned.keep(new Scalar(255.0f));
     private final Tensor mean;
     private final Tensor std;
@@ -66,6 +71,20 @@ public final class TorchLoader implements AutoCloseable {
         this.rowShape = new long[] {batchSize};
         this.mean = channelTensor(options.mean(0), options.mean(1), options.mean(2));
         this.std = channelTensor(options.std(0), options.std(1), options.std(2));
+        io.pinshard.loader.options.FieldSelection selection = loader.options().fields();
+        this.fieldOptions = new TensorOptions[selection.count()];
+        this.fieldShapes = new long[selection.count()][];
+        for (int f = 0; f < selection.count(); f++) {
+            io.pinshard.format.FieldType type = loader.dataset().fields()
+                .get(loader.dataset().fieldIndex(selection.names().get(f))).type();
+            fieldOptions[f] = switch (type) {
+                case INT32 -> int32;
+                case INT64 -> int64;
+                case FLOAT32 -> float32;
+                default -> null;
+            };
+            fieldShapes[f] = new long[] {batchSize, selection.bytesPerSample() / Math.max(1, type.elementBytes())};
+        }
         this.slots = new TorchBatch[loader.slots()];
         for (int s = 0; s < slots.length; s++) {
             slots[s] = new TorchBatch(this);
@@ -172,6 +191,15 @@ public final class TorchLoader implements AutoCloseable {
 
     TensorOptions float32() {
         return float32;
+    }
+
+    /** Options of selected field {@code f}'s elements; null for a byte-typed field. */
+    TensorOptions fieldOptions(int f) {
+        return fieldOptions[f];
+    }
+
+    long[] fieldShape(int f) {
+        return fieldShapes[f];
     }
 
     /** {@code (x / 255 - mean) / std} in place over NHWC float rows (channel last, so mean/std broadcast). */
