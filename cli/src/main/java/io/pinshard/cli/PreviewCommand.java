@@ -72,6 +72,10 @@ final class PreviewCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", description = "Seed of the records chosen and of the crops (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--caption", paramLabel = "FIELD", description = "Also caption each column with this record "
+        + "field's value (docs/fields.md), e.g. caption; numbers are listed.")
+    String captionField;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -87,12 +91,18 @@ final class PreviewCommand implements Callable<Integer> {
             throw new IllegalArgumentException("need --count >= 1, --epochs >= 0, --crop >= 8");
         }
         try (Dataset dataset = location.open(directory)) {
+            int field = captionField == null ? -1 : dataset.fieldIndex(captionField);
+            if (captionField != null && field < 0) {
+                throw new IllegalArgumentException(dataset.location() + " has no field " + captionField
+                    + "; its fields: " + dataset.fields().stream().map(io.pinshard.format.FieldSchema::describe).toList());
+            }
+            captionLines = field < 0 ? 2 : 3;
             long[] records = PreviewSample.choose(dataset, count, seed);
             int shown = records.length;
             int rows = 2 + epochs;
             try (Mat sheet = new Mat(top() + rows * rowHeight(), shown * (crop + GAP) + GAP, CV_8UC3,
                     new Scalar(40, 40, 40, 0))) {
-                String[] classNames = captionRecords(dataset, sheet, records);
+                String[] classNames = captionRecords(dataset, sheet, records, field);
                 caption(sheet, 0, "stored images (whole, scaled to fit)");
                 drawStored(dataset, sheet, records);
                 LoaderOptions train = LoaderOptions.builder().batchSize(shown).crop(crop).workers(1).seed(seed)
@@ -114,8 +124,9 @@ final class PreviewCommand implements Callable<Integer> {
                     + " crops (epochs 0-%d), last row eval crops%n", out, shown,
                     java.util.Arrays.stream(classNames).distinct().count(), 1 + epochs, epochs - 1);
                 for (int i = 0; i < shown; i++) {
-                    printer.printf(Locale.ROOT, "  column %d: record %d  class %s  key %s%n", i + 1, records[i],
-                        classNames[i], dataset.record(records[i], new RecordView()).key());
+                    RecordView view = dataset.record(records[i], new RecordView());
+                    printer.printf(Locale.ROOT, "  column %d: record %d  class %s  key %s%s%n", i + 1, records[i],
+                        classNames[i], view.key(), field < 0 ? "" : "  " + captionField + " " + fieldText(dataset, view, field));
                 }
                 printer.flush();
             }
@@ -123,9 +134,12 @@ final class PreviewCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Height of the record captions above the first row: class, then key. */
-    private static int top() {
-        return GAP + 2 * LINE + 2;
+    /** Caption lines above each column: class and key, and the --caption field's value. */
+    private int captionLines = 2;
+
+    /** Height of the record captions above the first row: class, key (and the chosen field). */
+    private int top() {
+        return GAP + captionLines * LINE + 2;
     }
 
     /** A row: its caption line, then the tiles. */
@@ -141,8 +155,8 @@ final class PreviewCommand implements Callable<Integer> {
         return top() + row * rowHeight() + LINE;
     }
 
-    /** Writes each column's class and key above the first row; returns the class names. */
-    private String[] captionRecords(Dataset dataset, Mat sheet, long[] records) {
+    /** Writes each column's class, key and (field >= 0) field value above the first row; returns the class names. */
+    private String[] captionRecords(Dataset dataset, Mat sheet, long[] records, int field) {
         List<String> classes = dataset.classes();
         String[] names = new String[records.length];
         RecordView view = new RecordView();
@@ -152,8 +166,29 @@ final class PreviewCommand implements Callable<Integer> {
             names[i] = label >= 0 && label < classes.size() ? classes.get(label) : "(unlabeled)";
             text(sheet, fitted(names[i], false), tileX(i), GAP + LINE - 3);
             text(sheet, fitted(view.key(), true), tileX(i), GAP + 2 * LINE - 3);
+            if (field >= 0) {
+                text(sheet, fitted(fieldText(dataset, view, field), false), tileX(i), GAP + 3 * LINE - 3);
+            }
         }
         return names;
+    }
+
+    /** A record's value of {@code field} as text: itself for text and JSON, the numbers comma-separated otherwise. */
+    static String fieldText(Dataset dataset, RecordView view, int field) {
+        io.pinshard.format.FieldType type = dataset.fields().get(field).type();
+        if (!type.isNumeric()) {
+            return type == io.pinshard.format.FieldType.BYTES ? view.fieldLength(field) + " bytes" : view.fieldString(field);
+        }
+        StringBuilder numbers = new StringBuilder();
+        for (int k = 0; k < view.fieldElements(field); k++) {
+            numbers.append(k == 0 ? "" : ",");
+            switch (type) {
+                case INT32 -> numbers.append(view.fieldInt(field, k));
+                case INT64 -> numbers.append(view.fieldLong(field, k));
+                default -> numbers.append(view.fieldFloat(field, k));
+            }
+        }
+        return numbers.toString();
     }
 
     /** Writes {@code caption} over the whole width above row {@code row}'s tiles. */

@@ -173,6 +173,66 @@ class LoaderCommandsTest {
         }
     }
 
+    /** A dataset of 12 records whose caption field says "caption of r", tags {r, r}. */
+    private Path datasetWithFields() throws Exception {
+        Path dir = temp.resolve("fields");
+        if (java.nio.file.Files.exists(dir.resolve("manifest.json"))) {
+            return dir;
+        }
+        DatasetWriterOptions options = DatasetWriterOptions.defaults().withClasses(List.of("x", "y")).withFields(List.of(
+            io.pinshard.format.FieldSchema.variable("caption", io.pinshard.format.FieldType.UTF8),
+            io.pinshard.format.FieldSchema.fixed("tags", io.pinshard.format.FieldType.INT32, 2)));
+        try (DatasetWriter writer = new DatasetWriter(dir, options)) {
+            io.pinshard.writer.FieldValues values = writer.newFieldValues();
+            for (int r = 0; r < 12; r++) {
+                byte[] pixels = new byte[30 * 40 * 3];
+                java.util.Arrays.fill(pixels, (byte) r);
+                values.clear().utf8("caption", "caption of " + r).int32("tags", r, r);
+                writer.appendPixels(new UnsafeBuffer(pixels), 0, 30, 40, 3, r % 2, "img-" + r, Codec.RAW, values);
+            }
+            writer.finish();
+        }
+        return dir;
+    }
+
+    @Test
+    void previewCaptionsEachColumnWithAChosenField() throws Exception {
+        Path sheet = temp.resolve("captioned.png");
+        String[] result = run("preview", datasetWithFields().toString(), "--out", sheet.toString(), "--count", "4",
+            "--crop", "32", "--epochs", "1", "--caption", "caption");
+        assertEquals("0", result[0], result[2]);
+        for (String line : result[1].split("\n")) {
+            if (line.contains("column")) {
+                String record = line.replaceAll(".*record (\\d+) .*", "$1");
+                assertTrue(line.endsWith("caption caption of " + record), line);
+            }
+        }
+        try (Mat image = imread(sheet.toString())) {
+            int line = PreviewCommand.LINE;
+            assertEquals(4 + 3 * line + 2 + 3 * (line + 32 + 4), image.rows(), "a third caption line per column");
+        }
+        String[] tags = run("preview", datasetWithFields().toString(), "--out", sheet.toString(), "--count", "2",
+            "--crop", "32", "--epochs", "0", "--caption", "tags");
+        assertTrue(tags[1].matches("(?s).*record (\\d+) .*tags \\1,\\1.*"), tags[1]);
+        String[] unknown = run("preview", datasetWithFields().toString(), "--out", sheet.toString(), "--caption", "text");
+        assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), unknown[0]);
+        assertTrue(unknown[2].contains("has no field text") && unknown[2].contains("caption:utf8"), unknown[2]);
+    }
+
+    @Test
+    void benchCarriesFieldsAndRefusesOnesTheDatasetLacks() throws Exception {
+        String data = datasetWithFields().toString();
+        String[] result = run("bench", data, "--batch", "4", "--crop", "16", "--workers", "2", "--seconds", "0.3",
+            "--warmup", "0.1", "--fields", "caption,tags", "--json");
+        assertEquals("0", result[0], result[2]);
+        String[] tooSmall = run("bench", data, "--batch", "4", "--crop", "16", "--workers", "1", "--seconds", "0.3",
+            "--warmup", "0.1", "--fields", "caption", "--field-bytes", "4");
+        assertEquals("1", tooSmall[0], tooSmall[2]);
+        assertTrue(tooSmall[2].contains("field caption holds") && tooSmall[2].contains("--field-bytes"), tooSmall[2]);
+        String[] missing = run("bench", data, "--seconds", "0.1", "--fields", "boxes");
+        assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), missing[0], missing[2]);
+    }
+
     @Test
     void benchMovesBatchesThroughTheHostDeviceBackend() throws Exception {
         String[] result = run("bench", dataset().toString(), "--batch", "5", "--crop", "16", "--workers", "2",
