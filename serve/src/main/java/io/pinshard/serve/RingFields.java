@@ -118,11 +118,10 @@ public final class RingFields {
     }
 
     private static FieldType typeOf(String label) {
-        for (FieldType t : FieldType.values()) {
-            if (t.label().equals(label)) {
-                return t;
-            }
+        try {
+            return label == null ? null : FieldType.fromLabel(label);
+        } catch (IllegalArgumentException unknown) {
+            return null;
         }
-        return null;
     }
 }

@@ -114,7 +114,7 @@ final class PinshardBatchWrite implements BatchWrite {
         spark.put("partitions", byPartition.size());
         spark.put("shardBytes", convert.shardBytes());
         spark.put("queryId", queryId);
-        DatasetWriterOptions options = convert.writerOptions(settings.classes)
+        DatasetWriterOptions options = convert.writerOptions(settings.classes).withFields(settings.fields())
             .withManifestMetadata(Map.of("spark", spark));
         DatasetWriter.writeManifest(output, options, shards, rejected);
         Set<String> kept = new HashSet<>();

@@ -3,6 +3,7 @@ package io.pinshard.spark;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.FieldValues;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertedImage;
 import io.pinshard.writer.convert.FolderLister;
@@ -29,6 +30,8 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 final class PinshardDataWriter implements DataWriter<InternalRow> {
     /** A label that means "reject this row" (the reason is in {@link #labelProblem}). */
     private static final int REJECT = Integer.MIN_VALUE;
+    private static final com.fasterxml.jackson.databind.ObjectReader JSON = io.pinshard.format.Json.MAPPER.reader()
+        .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final WriteSettings settings;
     private final int partition;
@@ -42,6 +45,7 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
     private final List<TaskCommit.Rejection> rejected = new ArrayList<>();
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
     private DatasetWriter writer;
+    private FieldValues values;
     private String labelProblem;
     private long inputs;
     private long ignored;
@@ -54,7 +58,7 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
         this.staging = Staging.job(settings.output, queryId).resolve(Staging.attemptFolder(partition, taskId, attempt));
         this.options = settings.convert();
         this.processor = new ImageProcessor(options);
-        this.writerOptions = options.writerOptions(settings.classes);
+        this.writerOptions = options.writerOptions(settings.classes).withFields(settings.fields());
         for (int i = 0; i < settings.classes.size(); i++) {
             classNumbers.putIfAbsent(settings.classes.get(i), i);
         }
@@ -122,11 +126,54 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
         }
         payloadView.wrap(result.payload());
         try {
+            FieldValues values = fieldValues(row);
             writer().appendPayload(result.codec(), payloadView, 0, result.payload().length, result.height(), result.width(),
-                result.channels(), label, key);
-        } catch (IllegalArgumentException e) { // a key the format cannot hold; checked before anything is written
+                result.channels(), label, key, values);
+        } catch (IllegalArgumentException e) { // a key or field value the format cannot hold; checked before writing
             reject(key, e.getMessage());
         }
+    }
+
+    /** {@code text} if it is one JSON value (what verify demands of a json field), else the row's rejection. */
+    private static String checkedJson(String field, String text) {
+        try {
+            JSON.readTree(text);
+            return text;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("field " + field + " is not one JSON value: "
+                + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    /** The row's field values (option fields), or null when the write stores none. */
+    private FieldValues fieldValues(InternalRow row) throws IOException {
+        if (settings.fieldNames.length == 0) {
+            return null;
+        }
+        if (values == null) {
+            values = writer().newFieldValues();
+        }
+        values.clear();
+        for (int f = 0; f < settings.fieldNames.length; f++) {
+            int ordinal = settings.fieldOrdinals[f];
+            String name = settings.fieldNames[f];
+            if (row.isNullAt(ordinal)) {
+                if (settings.fieldLengths[f] > 0) {
+                    throw new IllegalArgumentException("field " + name + " is null; it holds exactly "
+                        + settings.fieldLengths[f] + " values");
+                }
+                continue;
+            }
+            switch (settings.fieldTypes[f]) {
+                case "utf8" -> values.utf8(name, row.getUTF8String(ordinal).toString());
+                case "json" -> values.json(name, checkedJson(name, row.getUTF8String(ordinal).toString()));
+                case "bytes" -> values.bytes(name, row.getBinary(ordinal));
+                case "int32" -> values.int32(name, row.getArray(ordinal).toIntArray());
+                case "int64" -> values.int64(name, row.getArray(ordinal).toLongArray());
+                default -> values.float32(name, row.getArray(ordinal).toFloatArray());
+            }
+        }
+        return values;
     }
 
     private void reject(String key, String reason) {

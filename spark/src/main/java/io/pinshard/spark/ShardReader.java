@@ -17,6 +17,7 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -61,6 +62,9 @@ final class ShardReader implements PartitionReader<InternalRow> {
             opened.close();
             throw e;
         }
+        if (!settings.fieldNames().isEmpty()) {
+            opened.fields(manifest.fieldSchema()); // the section checked against the manifest's schema, once per shard
+        }
         this.shard = opened;
         this.shardName = UTF8String.fromString(opened.name());
         this.decoder = settings.payload() == ReadSettings.Payload.NONE ? null
@@ -85,7 +89,8 @@ final class ShardReader implements PartitionReader<InternalRow> {
     @Override
     public InternalRow get() {
         int label = view.label();
-        Object[] values = new Object[settings.payload() == ReadSettings.Payload.NONE ? 11 : 12];
+        int fixed = settings.fixedColumns();
+        Object[] values = new Object[fixed + settings.fieldNames().size()];
         values[0] = UTF8String.fromString(view.key());
         values[1] = label;
         values[2] = label >= 0 && label < classes.size() ? UTF8String.fromString(classes.get(label)) : null;
@@ -110,7 +115,50 @@ final class ShardReader implements PartitionReader<InternalRow> {
             default -> {
             }
         }
+        for (int f = 0; f < settings.fieldNames().size(); f++) {
+            values[fixed + f] = fieldValue(f);
+        }
         return new GenericInternalRow(values);
+    }
+
+    /** This record's value of field {@code f} as its column's Spark value. */
+    private Object fieldValue(int f) {
+        int elements = view.fieldElements(f);
+        switch (settings.fieldTypes().get(f)) {
+            case "utf8", "json" -> {
+                return UTF8String.fromBytes(fieldBytes(f));
+            }
+            case "bytes" -> {
+                return fieldBytes(f);
+            }
+            case "int32" -> {
+                int[] ints = new int[elements];
+                for (int k = 0; k < elements; k++) {
+                    ints[k] = view.fieldInt(f, k);
+                }
+                return UnsafeArrayData.fromPrimitiveArray(ints);
+            }
+            case "int64" -> {
+                long[] longs = new long[elements];
+                for (int k = 0; k < elements; k++) {
+                    longs[k] = view.fieldLong(f, k);
+                }
+                return UnsafeArrayData.fromPrimitiveArray(longs);
+            }
+            default -> {
+                float[] floats = new float[elements];
+                for (int k = 0; k < elements; k++) {
+                    floats[k] = view.fieldFloat(f, k);
+                }
+                return UnsafeArrayData.fromPrimitiveArray(floats);
+            }
+        }
+    }
+
+    private byte[] fieldBytes(int f) {
+        byte[] bytes = new byte[view.fieldLength(f)];
+        view.copyField(f, new UnsafeBuffer(bytes), 0);
+        return bytes;
     }
 
     private byte[] copy(long address, int length) {

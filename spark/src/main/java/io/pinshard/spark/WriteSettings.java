@@ -1,6 +1,8 @@
 package io.pinshard.spark;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.pinshard.format.FieldSchema;
+import io.pinshard.format.FieldType;
 import io.pinshard.format.Json;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.FolderLister;
@@ -19,6 +21,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -42,6 +45,11 @@ import org.apache.spark.sql.types.StructType;
  * A label column ({@code labelColumn}, default {@code label}; {@code labels=column}) holds label numbers (int or long,
  * null or -1 unlabeled) or class names (string, looked up in option {@code classes}). {@code labels=none} writes
  * every record unlabeled. The image options are convert's ({@link SparkConvertOptions}).
+ *
+ * <p>Option {@code fields} ({@code caption,meta:json,box:float32[4]}) stores those columns as record fields
+ * (docs/fields.md), each {@code COLUMN[:TYPE]}: a string column is utf8 (or json), binary is bytes, an array of int,
+ * bigint or float is int32, int64 or float32 (of any length, or exactly {@code [N]}); a null value is an empty
+ * field (a fixed-length field then rejects the row). The read side gives them back as columns of the same names.
  */
 final class WriteSettings implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -64,10 +72,15 @@ final class WriteSettings implements Serializable {
     final int labelOrdinal;
     final LabelType labelType;
     final int keyOrdinal;
+    /** Per field (option fields): its name, type label, fixed length (0: variable) and column. */
+    final String[] fieldNames;
+    final String[] fieldTypes;
+    final int[] fieldLengths;
+    final int[] fieldOrdinals;
 
     private WriteSettings(String output, Map<String, String> convertOptions, Layout layout, Labels labels,
                           List<String> classes, String root, int labelLevel, int[] ordinals, int labelOrdinal,
-                          LabelType labelType, int keyOrdinal) {
+                          LabelType labelType, int keyOrdinal, List<FieldSchema> fields, int[] fieldOrdinals) {
         this.output = output;
         this.convertOptions = convertOptions;
         this.layout = layout;
@@ -79,6 +92,21 @@ final class WriteSettings implements Serializable {
         this.labelOrdinal = labelOrdinal;
         this.labelType = labelType;
         this.keyOrdinal = keyOrdinal;
+        this.fieldNames = fields.stream().map(FieldSchema::name).toArray(String[]::new);
+        this.fieldTypes = fields.stream().map(f -> f.type().label()).toArray(String[]::new);
+        this.fieldLengths = fields.stream().mapToInt(FieldSchema::length).toArray();
+        this.fieldOrdinals = fieldOrdinals;
+    }
+
+    /** The record fields the write stores (empty without option fields). */
+    List<FieldSchema> fields() {
+        List<FieldSchema> fields = new ArrayList<>();
+        for (int f = 0; f < fieldNames.length; f++) {
+            FieldType type = FieldType.fromLabel(fieldTypes[f]);
+            fields.add(fieldLengths[f] == 0 ? FieldSchema.variable(fieldNames[f], type)
+                : FieldSchema.fixed(fieldNames[f], type, fieldLengths[f]));
+        }
+        return fields;
     }
 
     /** The image options, parsed and checked as convert checks them. */
@@ -199,8 +227,65 @@ final class WriteSettings implements Serializable {
             }
             keyOrdinal = schema.fieldIndex(keyColumn);
         }
+        List<FieldSchema> fields = new ArrayList<>();
+        List<Integer> fieldOrdinals = new ArrayList<>();
+        if (lower.containsKey("fields")) {
+            for (String spec : lower.get("fields").split(",", -1)) {
+                fields.add(fieldOf(spec.trim(), schema));
+                fieldOrdinals.add(schema.fieldIndex(spec.trim().split(":", 2)[0]));
+            }
+            FieldSchema.checkSchema(fields);
+        }
         return new WriteSettings(output, convert, layout, labels, classes == null ? List.of() : List.copyOf(classes), root,
-            labelLevel, ordinals, labelOrdinal, labelType, keyOrdinal);
+            labelLevel, ordinals, labelOrdinal, labelType, keyOrdinal, fields,
+            fieldOrdinals.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /** One entry of option fields, {@code COLUMN[:TYPE]}, checked against the column's Spark type. */
+    static FieldSchema fieldOf(String spec, StructType schema) {
+        String[] parts = spec.split(":", 2);
+        String column = parts[0];
+        if (!Arrays.asList(schema.fieldNames()).contains(column)) {
+            throw new IllegalArgumentException("pinshard: option fields names a column '" + column + "' the rows do not"
+                + " have (columns: " + String.join(", ", schema.fieldNames()) + ")");
+        }
+        DataType type = schema.fields()[schema.fieldIndex(column)].dataType();
+        FieldType natural;
+        if (type.equals(DataTypes.StringType)) {
+            natural = FieldType.UTF8;
+        } else if (type.equals(DataTypes.BinaryType)) {
+            natural = FieldType.BYTES;
+        } else if (type instanceof ArrayType array && array.elementType().equals(DataTypes.IntegerType)) {
+            natural = FieldType.INT32;
+        } else if (type instanceof ArrayType array && array.elementType().equals(DataTypes.LongType)) {
+            natural = FieldType.INT64;
+        } else if (type instanceof ArrayType array && array.elementType().equals(DataTypes.FloatType)) {
+            natural = FieldType.FLOAT32;
+        } else {
+            throw new IllegalArgumentException("pinshard: column '" + column + "' is " + type.simpleString()
+                + "; a field column is string, binary, or an array of int, bigint or float");
+        }
+        if (parts.length == 1) {
+            return FieldSchema.variable(column, natural);
+        }
+        String text = parts[1].trim();
+        int length = 0;
+        int bracket = text.indexOf('[');
+        if (bracket >= 0 && text.endsWith("]")) {
+            try {
+                length = Integer.parseInt(text.substring(bracket + 1, text.length() - 1));
+            } catch (NumberFormatException e) {
+                length = -1;
+            }
+            text = text.substring(0, bracket);
+        }
+        FieldType wanted = FieldType.fromLabel(text);
+        boolean fits = wanted == natural || (natural == FieldType.UTF8 && wanted == FieldType.JSON);
+        if (!fits || length < 0 || (length > 0 && !natural.isNumeric())) {
+            throw new IllegalArgumentException("pinshard: option fields: '" + spec + "' does not fit column '" + column
+                + "' of type " + type.simpleString());
+        }
+        return length == 0 ? FieldSchema.variable(column, wanted) : FieldSchema.fixed(column, wanted, length);
     }
 
     private static boolean has(StructType schema, String name, DataType type) {

@@ -69,7 +69,7 @@ public record DatasetWriterOptions(long targetShardBytes, int alignment, List<St
     }
 
     public DatasetWriterOptions withManifestMetadata(Map<String, Object> value) {
-        return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, value, writerVersion);
+        return new DatasetWriterOptions(targetShardBytes, alignment, classes, preprocessing, value, writerVersion, fields);
     }
 
     public DatasetWriterOptions withFields(List<FieldSchema> value) {
