@@ -171,6 +171,39 @@ class ConvertFieldsTest {
         assertEquals(List.of(), new DatasetVerifier().verify(fromJsonl));
     }
 
+    @Test
+    void parquetInHuggingFaceLayoutConvertsWithItsCaptions() throws IOException {
+        org.apache.parquet.schema.MessageType schema = org.apache.parquet.schema.MessageTypeParser.parseMessageType(
+            "message hf { optional group image { optional binary bytes; optional binary path (UTF8); }"
+                + " optional binary text (UTF8); }");
+        Path file = tmp.resolve("train-00000-of-00001.parquet");
+        org.apache.parquet.example.data.simple.SimpleGroupFactory rows =
+            new org.apache.parquet.example.data.simple.SimpleGroupFactory(schema);
+        try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> writer =
+                 org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+                     new org.apache.parquet.io.LocalOutputFile(file)).withType(schema)
+                     .withConf(new org.apache.parquet.conf.PlainParquetConfiguration()).build()) {
+            for (int r = 0; r < 3; r++) {
+                org.apache.parquet.example.data.Group row = rows.newGroup();
+                row.addGroup("image").append("bytes", org.apache.parquet.io.api.Binary.fromConstantByteArray(
+                    TestImageFiles.jpeg(BGR, 40, 60, 3))).append("path", "p" + r + ".jpg");
+                row.append("text", "caption " + r);
+                writer.write(row);
+            }
+        }
+        Path out = tmp.resolve("parquet-out");
+        CommandTestSupport.Result result = convert(file, out, "--fields", "text:caption");
+        assertEquals(0, result.exitCode(), result.err() + result.out());
+        assertTrue(result.out().contains("images in: 3   written: 3   rejected: 0"), result.out());
+        try (Dataset dataset = Dataset.open(out)) {
+            RecordView view = dataset.record(2, new RecordView());
+            assertEquals("train-00000-of-00001.parquet/p2.jpg", view.key());
+            assertEquals("caption 2", view.fieldString(dataset.fieldIndex("caption")));
+            assertEquals(-1, view.label(), "no label column: unlabelled");
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(out));
+    }
+
     private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
         ConvertFixtures.addTarMember(out, name, bytes);
     }
