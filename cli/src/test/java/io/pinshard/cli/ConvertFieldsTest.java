@@ -172,6 +172,37 @@ class ConvertFieldsTest {
     }
 
     @Test
+    void killedFieldsConversionResumesToTheSameBytes() throws Exception {
+        Path tar = tmp.resolve("many.tar");
+        try (OutputStream file = Files.newOutputStream(tar); TarArchiveOutputStream out = new TarArchiveOutputStream(file)) {
+            for (int i = 0; i < 12; i++) {
+                add(out, String.format("s/%03d.jpg", i), TestImageFiles.jpeg(BGR, 40, 60, 3));
+                add(out, String.format("s/%03d.txt", i), ("caption " + i).getBytes(StandardCharsets.UTF_8));
+                add(out, String.format("s/%03d.cls", i), Integer.toString(i % 3).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        String[] options = {"--fields", "txt:caption,cls:tags", "--shard-size", "2KiB"};
+        Path reference = tmp.resolve("reference");
+        assertEquals(0, convert(tar, reference, options).exitCode());
+        Path killed = tmp.resolve("killed");
+        List<String> flags = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.pinshardFlags());
+        flags.add("-Dpinshard.convert.testHaltAfterCommits=7");
+        List<String> command = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.command(flags, PinshardCommand.class,
+            "convert", tar.toString(), "-o", killed.toString(), "--shorter-side", "16", "--progress", "none",
+            "--workers", "2"));
+        command.addAll(List.of(options));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("child.log").toFile()).start();
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(137, child.exitValue(), Files.readString(tmp.resolve("child.log")));
+        assertTrue(Files.list(killed).anyMatch(p -> p.getFileName().toString().endsWith(".pinshard")),
+            "some shards were finished before the halt");
+        assertEquals(0, convert(tar, killed, options).exitCode());
+        ConvertFixtures.assertSameFiles(reference, killed);
+        assertEquals(List.of(), new DatasetVerifier().verify(killed));
+    }
+
+    @Test
     void parquetInHuggingFaceLayoutConvertsWithItsCaptions() throws IOException {
         org.apache.parquet.schema.MessageType schema = org.apache.parquet.schema.MessageTypeParser.parseMessageType(
             "message hf { optional group image { optional binary bytes; optional binary path (UTF8); }"

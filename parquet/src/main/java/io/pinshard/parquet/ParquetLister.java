@@ -34,7 +34,7 @@ import org.apache.parquet.schema.Type;
 /**
  * Lists the rows of Parquet files in the Hugging Face datasets layout: an image column that is a struct
  * {@code {bytes: binary, path: string}} (or plain binary), an optional {@code label} column (integers, with the
- * class names of the file's {@code huggingface} metadata when it has them, or strings), and other columns that
+ * class names of the file's {@code huggingface} metadata when it has them, -1 for none; or strings), and other columns that
  * {@code --fields} names. Read with parquet-java, row group by row group, without Hadoop ({@link ParquetCodecs}).
  * Image bytes are copied once into a spool file (a plain concatenation, deleted when the JVM exits), so that the
  * conversion's workers read each image as a byte range, as they read a tar member; field cells travel as their
@@ -92,9 +92,10 @@ public final class ParquetLister {
             if (row.item.problem() != null || row.label == null) {
                 items.add(row.item);
             } else if (classNames != null) {
-                int label = Integer.parseInt(row.label);
-                items.add(label < classNames.size() ? withLabel(row.item, label) : InputItem.unusable(row.item.key(),
-                    "label " + label + " has no class name (the file's metadata names " + classNames.size() + ")"));
+                long label = row.label.matches("\\d{1,9}") ? Long.parseLong(row.label) : Long.MAX_VALUE;
+                items.add(label < classNames.size() ? withLabel(row.item, (int) label) : InputItem.unusable(row.item.key(),
+                    "label " + row.label + " is not a class number of the file's metadata, which names "
+                    + classNames.size() + " classes"));
             } else {
                 items.add(withLabel(row.item, table.label(row.label)));
             }
@@ -181,7 +182,8 @@ public final class ParquetLister {
         if (hasLabel && group.getFieldRepetitionCount(LABEL_COLUMN) > 0) {
             JsonNode value = cell(group, LABEL_COLUMN);
             label = value.isTextual() ? value.asText() : value.isIntegralNumber() && value.asLong() >= 0 ? value.asText() : null;
-            if (label == null) {
+            boolean unlabelled = value.isIntegralNumber() && value.asLong() == -1; // datasets' "no label" (test splits)
+            if (label == null && !unlabelled) {
                 return new Row(InputItem.unusable(key, "label " + value + " is not a class name or a whole number >= 0"),
                     null);
             }
