@@ -203,6 +203,44 @@ class ConvertFieldsTest {
     }
 
     @Test
+    void partsWithFieldsMergeIntoTheDatasetOfOneRun() throws IOException {
+        Path tar = tar();
+        String[] fields = {"--fields", "txt:caption,cls:tags"};
+        Path single = tmp.resolve("single");
+        assertEquals(0, convert(tar, single, fields).exitCode());
+        Path[] parts = {tmp.resolve("p0"), tmp.resolve("p1")};
+        for (int i = 0; i < 2; i++) {
+            String[] args = {"--fields", "txt:caption,cls:tags", "--part", i + "/2"};
+            assertEquals(0, convert(tar, parts[i], args).exitCode());
+        }
+        Path merged = tmp.resolve("merged");
+        CommandTestSupport.Result m = CommandTestSupport.run("merge", parts[0].toString(), parts[1].toString(), "-o",
+            merged.toString());
+        assertEquals(0, m.exitCode(), m.err());
+        DatasetManifest manifest = Json.readManifest(merged);
+        assertEquals("1.1", manifest.formatVersion());
+        assertEquals(Json.readManifest(single).fields(), manifest.fields());
+        try (Dataset one = Dataset.open(single); Dataset two = Dataset.open(merged)) {
+            assertEquals(one.size(), two.size());
+            RecordView a = new RecordView();
+            RecordView b = new RecordView();
+            for (long r = 0; r < one.size(); r++) {
+                one.record(r, a);
+                two.record(r, b);
+                assertEquals(a.key(), b.key());
+                assertEquals(a.fieldString(0), b.fieldString(0));
+                assertEquals(a.fieldElements(1), b.fieldElements(1));
+            }
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(merged));
+        Path other = tmp.resolve("other");
+        assertEquals(0, convert(tar, other, "--fields", "txt:caption", "--part", "1/2").exitCode());
+        CommandTestSupport.Result mixed = CommandTestSupport.run("merge", parts[0].toString(), other.toString(), "-o",
+            tmp.resolve("mixed").toString());
+        assertTrue(mixed.exitCode() != 0, "parts with other fields do not merge: " + mixed.out());
+    }
+
+    @Test
     void parquetInHuggingFaceLayoutConvertsWithItsCaptions() throws IOException {
         org.apache.parquet.schema.MessageType schema = org.apache.parquet.schema.MessageTypeParser.parseMessageType(
             "message hf { optional group image { optional binary bytes; optional binary path (UTF8); }"
