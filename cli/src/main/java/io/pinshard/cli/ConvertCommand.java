@@ -2,6 +2,7 @@ package io.pinshard.cli;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Printable;
+import io.pinshard.parquet.ParquetLister;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.transfer.TransferException;
 import io.pinshard.writer.convert.AspectPolicy;
@@ -45,14 +46,15 @@ import picocli.CommandLine.Parameters;
         + " the same command is run again.",
         "INPUT is an image folder tree (first-level folders are the classes, sorted by name), a manifest"
         + " (.csv or .jsonl of path,label rows; relative paths from the manifest's folder and never outside it"
-        + " unless --allow-outside-paths; absolute paths as written) or WebDataset .tar"
-        + " shards (one .tar or a folder of them; label from .cls or a .json \"label\")."},
+        + " unless --allow-outside-paths; absolute paths as written), WebDataset .tar"
+        + " shards (one .tar or a folder of them; label from .cls or a .json \"label\") or Parquet files in the"
+        + " Hugging Face datasets layout (an image struct {bytes, path}; label from a \"label\" column)."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
         "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
         "2:usage error, or INPUT holds no images (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
-    enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET }
+    enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET, PARQUET }
 
     enum Labels { AUTO, NONE }
 
@@ -82,7 +84,7 @@ final class ConvertCommand implements Callable<Integer> {
     S3OptionsMixin s3 = new S3OptionsMixin();
 
     @Option(names = "--input-kind", paramLabel = "KIND", defaultValue = "auto",
-        description = "auto, folder, manifest or webdataset (default: ${DEFAULT-VALUE}; auto: .csv/.jsonl file = manifest, .tar file or folder holding .tar files = webdataset, else folder).")
+        description = "auto, folder, manifest, webdataset or parquet (default: ${DEFAULT-VALUE}; auto: .csv/.jsonl file = manifest, .tar file or folder holding .tar files = webdataset, .parquet file or folder of them = parquet, else folder).")
     InputKind inputKind;
 
     @Option(names = "--labels", paramLabel = "MODE", defaultValue = "auto",
@@ -95,6 +97,11 @@ final class ConvertCommand implements Callable<Integer> {
             + " bytes); with --fields-from a column (default type utf8). TYPE: utf8, bytes, json, int32, int64, float32,"
             + " with [N] for exactly N numbers per record. Default: no fields (format 1.0).")
     String fields;
+
+    @Option(names = "--image-column", paramLabel = "NAME", defaultValue = ParquetLister.DEFAULT_IMAGE_COLUMN,
+        description = "Parquet input: the image column, a struct {bytes, path} (the Hugging Face datasets layout) or"
+            + " binary (default: ${DEFAULT-VALUE}); labels come from a \"label\" column when there is one.")
+    String imageColumn;
 
     @Option(names = "--fields-from", paramLabel = "FILE",
         description = "A .jsonl or .csv of field values keyed by each image's \"path\" (as the listing keys it:"
@@ -248,7 +255,8 @@ final class ConvertCommand implements Callable<Integer> {
             return inputKind;
         }
         return ManifestLister.isManifest(input) ? InputKind.MANIFEST
-            : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET : InputKind.FOLDER;
+            : WebDatasetLister.isWebDataset(input) ? InputKind.WEBDATASET
+            : ParquetLister.isParquet(input) ? InputKind.PARQUET : InputKind.FOLDER;
     }
 
     private InputListing list() throws IOException {
@@ -260,6 +268,15 @@ final class ConvertCommand implements Callable<Integer> {
                     + " sample's fields are its members (--fields txt:caption,...)");
             }
             return WebDatasetLister.list(input, labelled, fields == null ? List.of() : FieldSpec.forWebDataset(fields));
+        }
+        if (kind == InputKind.PARQUET) {
+            if (fieldsFrom != null) {
+                throw new IllegalArgumentException("--fields-from is for image folders and manifests; a Parquet row's"
+                    + " fields are its columns (--fields caption,...)");
+            }
+            // The images are spooled to a temporary file the workers read; it is deleted when the command exits.
+            return ParquetLister.list(input, labelled, fields == null ? List.of() : FieldSpec.forTable(fields),
+                imageColumn, Path.of(System.getProperty("java.io.tmpdir")));
         }
         InputListing listing = kind == InputKind.MANIFEST ? ManifestLister.list(input, labelled, allowOutsidePaths)
             : FolderLister.list(input, labelled);

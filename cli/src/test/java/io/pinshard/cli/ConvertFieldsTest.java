@@ -171,6 +171,108 @@ class ConvertFieldsTest {
         assertEquals(List.of(), new DatasetVerifier().verify(fromJsonl));
     }
 
+    @Test
+    void killedFieldsConversionResumesToTheSameBytes() throws Exception {
+        Path tar = tmp.resolve("many.tar");
+        try (OutputStream file = Files.newOutputStream(tar); TarArchiveOutputStream out = new TarArchiveOutputStream(file)) {
+            for (int i = 0; i < 12; i++) {
+                add(out, String.format("s/%03d.jpg", i), TestImageFiles.jpeg(BGR, 40, 60, 3));
+                add(out, String.format("s/%03d.txt", i), ("caption " + i).getBytes(StandardCharsets.UTF_8));
+                add(out, String.format("s/%03d.cls", i), Integer.toString(i % 3).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        String[] options = {"--fields", "txt:caption,cls:tags", "--shard-size", "2KiB"};
+        Path reference = tmp.resolve("reference");
+        assertEquals(0, convert(tar, reference, options).exitCode());
+        Path killed = tmp.resolve("killed");
+        List<String> flags = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.pinshardFlags());
+        flags.add("-Dpinshard.convert.testHaltAfterCommits=7");
+        List<String> command = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.command(flags, PinshardCommand.class,
+            "convert", tar.toString(), "-o", killed.toString(), "--shorter-side", "16", "--progress", "none",
+            "--workers", "2"));
+        command.addAll(List.of(options));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("child.log").toFile()).start();
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(137, child.exitValue(), Files.readString(tmp.resolve("child.log")));
+        assertTrue(Files.list(killed).anyMatch(p -> p.getFileName().toString().endsWith(".pinshard")),
+            "some shards were finished before the halt");
+        assertEquals(0, convert(tar, killed, options).exitCode());
+        ConvertFixtures.assertSameFiles(reference, killed);
+        assertEquals(List.of(), new DatasetVerifier().verify(killed));
+    }
+
+    @Test
+    void partsWithFieldsMergeIntoTheDatasetOfOneRun() throws IOException {
+        Path tar = tar();
+        String[] fields = {"--fields", "txt:caption,cls:tags"};
+        Path single = tmp.resolve("single");
+        assertEquals(0, convert(tar, single, fields).exitCode());
+        Path[] parts = {tmp.resolve("p0"), tmp.resolve("p1")};
+        for (int i = 0; i < 2; i++) {
+            String[] args = {"--fields", "txt:caption,cls:tags", "--part", i + "/2"};
+            assertEquals(0, convert(tar, parts[i], args).exitCode());
+        }
+        Path merged = tmp.resolve("merged");
+        CommandTestSupport.Result m = CommandTestSupport.run("merge", parts[0].toString(), parts[1].toString(), "-o",
+            merged.toString());
+        assertEquals(0, m.exitCode(), m.err());
+        DatasetManifest manifest = Json.readManifest(merged);
+        assertEquals("1.1", manifest.formatVersion());
+        assertEquals(Json.readManifest(single).fields(), manifest.fields());
+        try (Dataset one = Dataset.open(single); Dataset two = Dataset.open(merged)) {
+            assertEquals(one.size(), two.size());
+            RecordView a = new RecordView();
+            RecordView b = new RecordView();
+            for (long r = 0; r < one.size(); r++) {
+                one.record(r, a);
+                two.record(r, b);
+                assertEquals(a.key(), b.key());
+                assertEquals(a.fieldString(0), b.fieldString(0));
+                assertEquals(a.fieldElements(1), b.fieldElements(1));
+            }
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(merged));
+        Path other = tmp.resolve("other");
+        assertEquals(0, convert(tar, other, "--fields", "txt:caption", "--part", "1/2").exitCode());
+        CommandTestSupport.Result mixed = CommandTestSupport.run("merge", parts[0].toString(), other.toString(), "-o",
+            tmp.resolve("mixed").toString());
+        assertTrue(mixed.exitCode() != 0, "parts with other fields do not merge: " + mixed.out());
+    }
+
+    @Test
+    void parquetInHuggingFaceLayoutConvertsWithItsCaptions() throws IOException {
+        org.apache.parquet.schema.MessageType schema = org.apache.parquet.schema.MessageTypeParser.parseMessageType(
+            "message hf { optional group image { optional binary bytes; optional binary path (UTF8); }"
+                + " optional binary text (UTF8); }");
+        Path file = tmp.resolve("train-00000-of-00001.parquet");
+        org.apache.parquet.example.data.simple.SimpleGroupFactory rows =
+            new org.apache.parquet.example.data.simple.SimpleGroupFactory(schema);
+        try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> writer =
+                 org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+                     new org.apache.parquet.io.LocalOutputFile(file)).withType(schema)
+                     .withConf(new org.apache.parquet.conf.PlainParquetConfiguration()).build()) {
+            for (int r = 0; r < 3; r++) {
+                org.apache.parquet.example.data.Group row = rows.newGroup();
+                row.addGroup("image").append("bytes", org.apache.parquet.io.api.Binary.fromConstantByteArray(
+                    TestImageFiles.jpeg(BGR, 40, 60, 3))).append("path", "p" + r + ".jpg");
+                row.append("text", "caption " + r);
+                writer.write(row);
+            }
+        }
+        Path out = tmp.resolve("parquet-out");
+        CommandTestSupport.Result result = convert(file, out, "--fields", "text:caption");
+        assertEquals(0, result.exitCode(), result.err() + result.out());
+        assertTrue(result.out().contains("images in: 3   written: 3   rejected: 0"), result.out());
+        try (Dataset dataset = Dataset.open(out)) {
+            RecordView view = dataset.record(2, new RecordView());
+            assertEquals("train-00000-of-00001.parquet/p2.jpg", view.key());
+            assertEquals("caption 2", view.fieldString(dataset.fieldIndex("caption")));
+            assertEquals(-1, view.label(), "no label column: unlabelled");
+        }
+        assertEquals(List.of(), new DatasetVerifier().verify(out));
+    }
+
     private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
         ConvertFixtures.addTarMember(out, name, bytes);
     }

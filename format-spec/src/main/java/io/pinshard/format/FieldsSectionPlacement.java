@@ -32,12 +32,18 @@ public record FieldsSectionPlacement(long offset, long length, int crc32c) {
         if (fields == null) {
             return List.of();
         }
-        List<FieldSchema> schema;
+        FieldSchema[] array;
         try {
-            schema = List.of(Json.MAPPER.convertValue(fields, FieldSchema[].class));
-        } catch (IllegalArgumentException | NullPointerException e) {
+            array = Json.MAPPER.convertValue(fields, FieldSchema[].class);
+        } catch (IllegalArgumentException e) {
             throw new ShardFormatException(Kind.BAD_FIELDS, "fields schema is malformed: " + e.getMessage());
         }
+        for (int f = 0; f < array.length; f++) {
+            if (array[f] == null) {
+                throw new ShardFormatException(Kind.BAD_FIELDS, "fields[" + f + "] is null, not a field");
+            }
+        }
+        List<FieldSchema> schema = List.of(array);
         FieldSchema.checkSchema(schema);
         return schema;
     }

@@ -39,6 +39,7 @@ class ModuleArrowsTest {
         Map.entry("writer", 2),
         Map.entry("reader", 2),
         Map.entry("loader", 3),
+        Map.entry("parquet", 3),
         Map.entry("cuda-bridge", 4),
         Map.entry("serve", 4),
         Map.entry("s3", 4),

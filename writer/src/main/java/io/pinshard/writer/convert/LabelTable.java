@@ -12,14 +12,14 @@ import java.util.TreeSet;
  * otherwise the labels are class names, sorted, and numbered by that order (as ImageFolder does).
  * An absent label ({@code null}) stays unlabeled.
  */
-final class LabelTable {
+public final class LabelTable {
     static final int MAX_NUMERIC_LABEL = 1 << 24;
 
     private final List<String> classes;
     private final Map<String, Integer> numbers = new TreeMap<>();
     private final boolean numeric;
 
-    LabelTable(Iterable<String> labels) {
+    public LabelTable(Iterable<String> labels) {
         TreeSet<String> names = new TreeSet<>();
         boolean allNumeric = true;
         int max = -1;
@@ -49,11 +49,11 @@ final class LabelTable {
         }
     }
 
-    List<String> classes() {
+    public List<String> classes() {
         return classes;
     }
 
-    int label(String text) {
+    public int label(String text) {
         if (text == null) {
             return -1;
         }
