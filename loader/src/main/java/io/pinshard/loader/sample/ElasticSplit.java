@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * Elastic resume: which positions of an epoch's order the rest of a resized epoch gives one rank of the new
  * world. A function of the dataset's size, batch size, {@code dropLast} and the epoch's history of world sizes
- * only (not of the order itself), computed once per resume; the per-batch look-ups are arithmetic.
+ * only (not of the order itself), computed once per resume by arithmetic on positions (O(ranks) per segment,
+ * nothing per record: what is left is held as {@link PositionRuns}); the per-batch look-ups are a binary search
+ * over this rank's few runs.
  *
  * <p><b>The epoch's samples.</b> An epoch starts on {@code w} ranks with the split {@link EpochPlan} describes:
  * rank {@code r} visits positions {@code (r x P + j) mod n} of the epoch order for {@code j < S}. The epoch's
@@ -236,6 +238,11 @@ public final class ElasticSplit {
 
     int worldSize() {
         return worldSize;
+    }
+
+    /** Runs of consecutive positions this rank's block is held as. */
+    int runs() {
+        return block.runs();
     }
 
     /**

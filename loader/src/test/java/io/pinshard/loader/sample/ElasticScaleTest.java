@@ -73,6 +73,7 @@ class ElasticScaleTest {
             for (int r = 0; r < 6; r++) {
                 ElasticSplit split = ElasticSplit.resume(state, RECORDS, options(order, r, 6));
                 assertEquals(consumed, split.startBatch());
+                assertTrue(split.runs() <= 3, "a block of 6 holds at most 3 of the 8 old ranks' rests: " + split.runs());
                 EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 6));
                 plan.prepare(0, EPOCH, split);
                 long end = split.offsetBatches() + split.batches();
