@@ -27,7 +27,7 @@ for size in $sizes; do
   records="${size%%:*}" shards="${size##*:}"
   dir="$work/r$records-s$shards"
   [[ -f "$dir/manifest.json" ]] || { rm -rf "$dir"; bench write "$dir" "$records" "$shards"; }
-  echo "disk $(du -sh "$dir" | cut -f1) for $records records in $(find "$dir" -name '*.pinshard' | wc -l) shards"
+  echo "disk $(du -sh "$dir" | cut -f1) for $records records in $(find "$dir" -name '*.pinshard' | wc -l) shards" | tee -a "$results"
   bench measure "$dir" "$order" >/dev/null  # a first process warms the page cache
   bench measure "$dir" "$order" | tee -a "$results"
   [[ "${KEEP:-0}" == 1 ]] || rm -rf "$dir"

@@ -10,7 +10,9 @@ of the order as a sequence of record ids:
   * |d|: the absolute difference between the record ids at neighbouring positions, its mean and percentiles;
   * Streaming's entropy measure (simulation/core/shuffle_quality.py in mosaicml/streaming): the Shannon entropy
     (bits) of the distribution of |d| over record ids ("sample entropy") and over shard ids ("shard entropy"),
-    and its quality figure, their harmonic mean.
+    and its quality figure, their harmonic mean;
+  * shards per block: the mean number of distinct shards in each run of BLOCK (65,536) consecutive positions, what
+    a loader reading that far ahead keeps open (the locality the entropy does not show).
 Streaming's py1e.py and py1s.py are read from the git mirror (MIRROR, default /work/.mirror/mosaicml+streaming/repo;
 PyPI is unreachable here) and loaded as modules; only numpy is needed. Prints a Markdown table.
 
@@ -32,6 +34,7 @@ MIRROR = os.environ.get('MIRROR', '/work/.mirror/mosaicml+streaming/repo')
 SEED = int(os.environ.get('SEED', '27'))
 EPOCH = int(os.environ.get('EPOCH', '0'))
 PERCENTILES = (1, 10, 50, 90, 99)
+BLOCK = 65_536
 
 
 def streaming_py1e(scratch):
@@ -86,7 +89,9 @@ def statistics(ids, per_shard):
     sample = entropy(ids)
     shard = entropy(ids // per_shard)
     quality = 2 * sample * shard / (sample + shard) if sample + shard > 0 else 0.0
-    return {'mean': float(diffs.mean(dtype=np.float64)), 'percentiles': np.percentile(diffs, PERCENTILES),
+    shard_ids = ids // per_shard
+    blocks = [np.unique(shard_ids[b:b + BLOCK]).shape[0] for b in range(0, shard_ids.shape[0], BLOCK)]
+    return {'shards_per_block': float(np.mean(blocks)),'mean': float(diffs.mean(dtype=np.float64)), 'percentiles': np.percentile(diffs, PERCENTILES),
             'sample': sample, 'shard': shard, 'quality': quality}
 
 
@@ -96,8 +101,9 @@ def main():
           f'entropies in bits (Streaming simulator: sample, shard, harmonic mean)')
     print()
     print('| records | shards | order | mean abs d | ' + ' | '.join(f'p{q}' for q in PERCENTILES)
-          + ' | sample entropy | shard entropy | Streaming quality | seconds to make the order |')
-    print('|---|---|---|---|' + '---|' * len(PERCENTILES) + '---|---|---|---|')
+          + f' | sample entropy | shard entropy | Streaming quality | shards per {BLOCK:,} positions'
+          + ' | seconds to make the order |')
+    print('|---|---|---|---|' + '---|' * len(PERCENTILES) + '---|---|---|---|---|')
     with tempfile.TemporaryDirectory(prefix='shuffle-quality-') as scratch:
         py1e = streaming_py1e(os.path.join(scratch, 'modules'))
         java = java_command()
@@ -124,7 +130,8 @@ def main():
                 del ids
                 print(f'| {records:,} | {len(shard_sizes):,} | {name} | {s["mean"]:,.0f} | '
                       + ' | '.join(f'{v:,.0f}' for v in s['percentiles'])
-                      + f' | {s["sample"]:.2f} | {s["shard"]:.2f} | {s["quality"]:.2f} | {seconds:.1f} |', flush=True)
+                      + f' | {s["sample"]:.2f} | {s["shard"]:.2f} | {s["quality"]:.2f} | {s["shards_per_block"]:,.0f}'
+                      + f' | {seconds:.1f} |', flush=True)
 
 
 if __name__ == '__main__':

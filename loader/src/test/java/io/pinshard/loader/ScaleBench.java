@@ -111,7 +111,7 @@ public final class ScaleBench {
     /**
      * The epoch plan of each order on this dataset, rank 3 of 8 (batch 256): {@code plan<Order>Bytes}, the heap a
      * plan with both epoch buffers prepared allocates (its whole memory: it keeps what it allocates);
-     * {@code plan<Order>PrepareMs}, preparing one epoch (the mean of 10); {@code plan<Order>LookupNs}, one position's
+     * {@code plan<Order>PrepareMs}, preparing one epoch (the mean of 10, after 20 more); {@code plan<Order>LookupNs}, one position's
      * record, over up to 4 M consecutive positions as the workers read them (the last of at least 3 passes and
      * 16 M look-ups: the JIT has compiled the loop by then); and
      * {@code plan<Order>EpochCpuS}, what the plan costs per epoch over all ranks: the dataset's records times the
@@ -131,8 +131,11 @@ public final class ScaleBench {
             plan.prepare(0, 0);
             plan.prepare(1, 1);
             long bytes = HeapCounter.currentThreadAllocatedBytes() - before;
+            for (int epoch = 2; epoch < 22; epoch++) { // warms the JIT up on the prepare loop
+                plan.prepare(epoch & 1, epoch);
+            }
             long t0 = System.nanoTime();
-            for (int epoch = 2; epoch < 12; epoch++) {
+            for (int epoch = 22; epoch < 32; epoch++) {
                 plan.prepare(epoch & 1, epoch);
             }
             double prepareMs = (System.nanoTime() - t0) / 10 / 1e6;

@@ -9,12 +9,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -37,8 +39,8 @@ final class ScaleChart {
         new Cost("planRandomBytes", "random plan memory (KB)", 1e-3),
         new Cost("planQuasiRandomBytes", "quasi-random plan memory (KB)", 1e-3),
         new Cost("planQuasiRandomPrepareMs", "quasi-random plan prepare per epoch (ms)", 1),
-        new Cost("planRandomEpochCpuS", "random plan CPU per epoch, all ranks (s)", 1),
-        new Cost("planQuasiRandomEpochCpuS", "quasi-random plan CPU per epoch, all ranks (s)", 1));
+        new Cost("planRandomLookupNs", "random plan look-up per sample (ns)", 1),
+        new Cost("planQuasiRandomLookupNs", "quasi-random plan look-up per sample (ns)", 1));
 
     private ScaleChart() {
     }
@@ -65,10 +67,10 @@ final class ScaleChart {
             .orElseThrow();
         double shardsOfLargest = number(largest, "shards");
         double fewestRecords = points.stream().mapToDouble(p -> number(p, "records")).min().orElseThrow();
-        XYChart byRecords = panel(points, "records", "against records (" + (long) (shardsOfLargest / 2) + " to "
-            + (long) (shardsOfLargest * 2) + " shards)", p -> number(p, "shards") >= shardsOfLargest / 2
+        XYChart byRecords = panel(points, "records", String.format(Locale.ROOT, "against records (%,d to %,d shards)",
+            (long) (shardsOfLargest / 2), (long) (shardsOfLargest * 2)), p -> number(p, "shards") >= shardsOfLargest / 2
             && number(p, "shards") <= shardsOfLargest * 2);
-        XYChart byShards = panel(points, "shards", "against shards (" + (long) fewestRecords + " records)",
+        XYChart byShards = panel(points, "shards", String.format(Locale.ROOT, "against shards (%,d records)", (long) fewestRecords),
             p -> number(p, "records") == fewestRecords);
         BufferedImage left = BitmapEncoder.getBufferedImage(byRecords);
         BufferedImage right = BitmapEncoder.getBufferedImage(byShards);
@@ -90,12 +92,13 @@ final class ScaleChart {
                                  Predicate<Map<String, String>> chosen) {
         List<Map<String, String>> picked = points.stream().filter(chosen)
             .sorted(Comparator.comparingDouble(p -> number(p, axis))).toList();
-        XYChart chart = new XYChartBuilder().width(820).height(620).title("pinshard at scale: cost " + title)
+        XYChart chart = new XYChartBuilder().width(760).height(760).title("pinshard at scale: cost " + title)
             .xAxisTitle(axis).yAxisTitle("cost (unit in the legend)").build();
         chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setXAxisDecimalPattern("#,##0");
         chart.getStyler().setLegendVisible(true);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         for (Cost cost : COSTS) {
             List<Double> x = new ArrayList<>();
             List<Double> y = new ArrayList<>();
