@@ -142,10 +142,14 @@ public final class ElasticSplit {
                 + first.batches() + " were consumed there");
         }
         long consumed = Math.min(first.batches() * batchSize, samples);
-        // One sample per rank (world >= n): ranks past n repeat the first n's positions with the same status, so a
-        // state naming a huge world costs O(n) at most. Otherwise world x perRank < n + world, and world < n.
-        long ranks = perRank == 1 ? Math.min(world, n) : world;
         PositionRuns firstCopies = new PositionRuns(); // unconsumed places g < n
+        if (perRank == 1) {
+            // One sample per rank (world >= n; with dropLast n < 2 x world): every visited position has the same
+            // status, so a state naming a huge world costs nothing.
+            firstCopies.add(0, consumed == 0 ? (dropLast ? world : n) : 0);
+            return firstCopies;
+        }
+        long ranks = world; // world x perRank < n + world here, and world < n
         for (long r = 0; r < ranks && r * perRank < n; r++) {
             long from = r * perRank + consumed;
             firstCopies.add(from, Math.min(r * perRank + samples, n) - from);
