@@ -4,6 +4,8 @@ import io.pinshard.format.Codec;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
 import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.sample.EpochPlan;
+import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
@@ -12,6 +14,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -21,7 +24,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code i % 10}, key the decimal {@code i}) with the real writer into about SHARDS shards.
  * {@code ScaleBench measure DIR ORDER}: two lines (cold, warm: see {@link #measure}) of {@code key=value} figures:
  * Dataset.open, Loader.open and the first batch (ms; the heap figures' GCs are outside the timings), RSS
- * (anonymous and file pages) and heap after open and after the first batch (MB), shards and mapping limit.
+ * (anonymous and file pages) and heap after open and after the first batch (MB), shards and mapping limit; the warm
+ * line also has each order's epoch plan figures ({@link #planFigures}).
+ * {@code ScaleBench chart RESULTS PNG}: the chart of the warm lines in RESULTS ({@link ScaleChart}).
  */
 public final class ScaleBench {
     private static final int SIDE = 8;
@@ -34,8 +39,9 @@ public final class ScaleBench {
         switch (args.length > 0 ? args[0] : "") {
             case "write" -> write(Path.of(args[1]), Long.parseLong(args[2]), Integer.parseInt(args[3]));
             case "measure" -> measure(Path.of(args[1]), SampleOrder.valueOf(args[2].toUpperCase().replace('-', '_')));
+            case "chart" -> ScaleChart.write(Path.of(args[1]), Path.of(args[2]));
             default -> {
-                System.err.println("usage: ScaleBench write DIR RECORDS SHARDS | measure DIR ORDER");
+                System.err.println("usage: ScaleBench write DIR RECORDS SHARDS | measure DIR ORDER | chart RESULTS PNG");
                 System.exit(2);
             }
         }
@@ -90,16 +96,64 @@ public final class ScaleBench {
                         System.out.printf("run=%s records=%d shards=%d mappingLimit=%s order=%s datasetOpenMs=%.1f"
                                 + " loaderOpenMs=%.1f firstBatchMs=%.1f toFirstBatchMs=%.1f rssAnonAfterOpenMb=%.1f"
                                 + " rssFileAfterOpenMb=%.1f heapAfterOpenMb=%.1f heapAfterLoaderOpenMb=%.1f"
-                                + " rssAnonAfterFirstBatchMb=%.1f batch=%d%n",
+                                + " rssAnonAfterFirstBatchMb=%.1f batch=%d%s%n",
                             run, dataset.size(), dataset.shardCount(),
                             dataset.mappingLimit() == Integer.MAX_VALUE ? "none" : dataset.mappingLimit(),
                             order.name().toLowerCase(), (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t5 - t4) / 1e6,
                             (t1 - t0 + t3 - t2 + t5 - t4) / 1e6, rssOpen[0], rssOpen[1], heapOpen, heapLoader,
-                            rssBatch[0], batch.size());
+                            rssBatch[0], batch.size(), run.equals("warm") ? planFigures(dataset, options) : "");
                     }
                 }
             }
         }
+    }
+
+    /**
+     * The epoch plan of each order on this dataset, rank 3 of 8 (batch 256): {@code plan<Order>Bytes}, the heap a
+     * plan with both epoch buffers prepared allocates (its whole memory: it keeps what it allocates);
+     * {@code plan<Order>PrepareMs}, preparing one epoch (the mean of 10, after 20 more); {@code plan<Order>LookupNs}, one position's
+     * record, over up to 4 M consecutive positions as the workers read them (the last of at least 3 passes and
+     * 16 M look-ups: the JIT has compiled the loop by then); and
+     * {@code plan<Order>EpochCpuS}, what the plan costs per epoch over all ranks: the dataset's records times the
+     * look-up, plus the prepare.
+     */
+    static String planFigures(Dataset dataset, LoaderOptions options) {
+        long[] firstRecord = new long[dataset.shardCount() + 1];
+        for (int s = 0; s <= dataset.shardCount(); s++) {
+            firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
+        }
+        StringBuilder figures = new StringBuilder();
+        long sink = 0;
+        for (SampleOrder order : SampleOrder.values()) {
+            LoaderOptions planOptions = options.toBuilder().order(order).distributed(3, 8).build();
+            long before = HeapCounter.currentThreadAllocatedBytes();
+            EpochPlan plan = new EpochPlan(dataset.size(), firstRecord, planOptions);
+            plan.prepare(0, 0);
+            plan.prepare(1, 1);
+            long bytes = HeapCounter.currentThreadAllocatedBytes() - before;
+            for (int epoch = 2; epoch < 22; epoch++) { // warms the JIT up on the prepare loop
+                plan.prepare(epoch & 1, epoch);
+            }
+            long t0 = System.nanoTime();
+            for (int epoch = 22; epoch < 32; epoch++) {
+                plan.prepare(epoch & 1, epoch);
+            }
+            double prepareMs = (System.nanoTime() - t0) / 10 / 1e6;
+            long positions = Math.min(plan.samplesPerRank(), 4_000_000);
+            double lookupNs = 0;
+            for (long pass = 0, passes = Math.max(3, 16_000_000 / positions); pass < passes; pass++) {
+                long t1 = System.nanoTime();
+                for (long p = 0; p < positions; p++) {
+                    sink += plan.recordAt(0, p);
+                }
+                lookupNs = (System.nanoTime() - t1) / (double) positions;
+            }
+            String name = order.name().charAt(0) + order.name().substring(1).toLowerCase(Locale.ROOT).replace("_r", "R");
+            figures.append(String.format(Locale.ROOT, " plan%sBytes=%d plan%sPrepareMs=%.3f plan%sLookupNs=%.1f"
+                    + " plan%sEpochCpuS=%.3f", name, bytes, name, prepareMs, name, lookupNs, name,
+                dataset.size() * lookupNs / 1e9 + prepareMs / 1e3));
+        }
+        return figures.append(" planSink=").append(sink & 1).toString();
     }
 
     /** Heap in use after a full collection: what the open left reachable. */

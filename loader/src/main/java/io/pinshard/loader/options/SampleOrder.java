@@ -2,13 +2,16 @@ package io.pinshard.loader.options;
 
 /** The order in which an epoch visits the dataset's records. */
 public enum SampleOrder {
-    /** A full permutation of all records, different for every (seed, epoch). */
+    /**
+     * A full permutation of all records, different for every (seed, epoch): a keyed bijection evaluated per
+     * position, so no array of the epoch is kept.
+     */
     RANDOM,
     /** Records in dataset order (shard by shard). */
     SEQUENTIAL,
     /**
      * Shard-local windows of consecutive records visited in a random window order, records shuffled
-     * within each window: a dataset larger than RAM streams through the page cache, while each
+     * within each window (memory per window, not per record): a dataset larger than RAM streams through the page cache, while each
      * epoch still differs. Every record is visited exactly once per epoch; works with rank/world.
      */
     QUASI_RANDOM;

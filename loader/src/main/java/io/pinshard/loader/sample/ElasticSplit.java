@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * Elastic resume: which positions of an epoch's order the rest of a resized epoch gives one rank of the new
  * world. A function of the dataset's size, batch size, {@code dropLast} and the epoch's history of world sizes
- * only (not of the order itself), computed once per resume; the per-batch look-ups are arithmetic.
+ * only (not of the order itself), computed once per resume by arithmetic on positions (O(ranks) per segment,
+ * nothing per record: what is left is held as {@link PositionRuns}); the per-batch look-ups are a binary search
+ * over this rank's few runs.
  *
  * <p><b>The epoch's samples.</b> An epoch starts on {@code w} ranks with the split {@link EpochPlan} describes:
  * rank {@code r} visits positions {@code (r x P + j) mod n} of the epoch order for {@code j < S}. The epoch's
@@ -39,10 +41,6 @@ import java.util.List;
  * fixes the epoch's sample set. The next epoch runs normally on the new world.
  */
 public final class ElasticSplit {
-    private static final byte UNVISITED = 0;
-    private static final byte LEFT = 1;
-    private static final byte CONSUMED = 2;
-
     private final List<LoaderState.Segment> segments;
     private final long offsetBatches;
     private final int worldSize;
@@ -50,11 +48,11 @@ public final class ElasticSplit {
     private final long remaining;
     private final long batches;
     private final long startBatch;
-    private final int[] block; // this rank's share: positions of the epoch order, ascending
-    private final int[] records; // the same as record numbers, once bound to the epoch order
+    private final PositionRuns block; // this rank's share: positions of the epoch order, ascending
+    private final int blockSize;
 
     private ElasticSplit(List<LoaderState.Segment> segments, int worldSize, int batchSize, long remaining,
-                         long batches, long startInSplit, int[] block, int[] records) {
+                         long batches, long startInSplit, PositionRuns block) {
         this.segments = segments;
         this.offsetBatches = LoaderState.batchesOf(segments);
         this.worldSize = worldSize;
@@ -63,7 +61,7 @@ public final class ElasticSplit {
         this.batches = batches;
         this.startBatch = offsetBatches + startInSplit;
         this.block = block;
-        this.records = records;
+        this.blockSize = block.size();
     }
 
     /**
@@ -106,7 +104,7 @@ public final class ElasticSplit {
                 + " batches consumed on " + worldSize + " ranks, which have " + batches + " batches of the epoch's "
                 + remaining + " samples left after its earlier segments");
         }
-        return new ElasticSplit(segments, worldSize, batchSize, remaining, batches, j, block, records);
+        return new ElasticSplit(segments, worldSize, batchSize, remaining, batches, j, block);
     }
 
     /**
@@ -115,26 +113,28 @@ public final class ElasticSplit {
      */
     private static ElasticSplit of(long records, int batchSize, boolean dropLast, List<LoaderState.Segment> segments,
                                    int worldSize, int rank, LoaderState state) {
-        int[] order = firstRemainder(records, batchSize, dropLast, segments.get(0), state);
-        int length = order.length;
+        PositionRuns order = firstRemainder(records, batchSize, dropLast, segments.get(0), state);
         for (int i = 1; i < segments.size(); i++) {
-            length = consume(order, length, segments.get(i), batchSize, state);
+            order = consume(order, segments.get(i), batchSize, state);
         }
+        int length = order.size();
         long k = batchesFor(length, worldSize, batchSize);
-        int from = blockStart(length, worldSize, rank);
-        int size = blockStart(length, worldSize, rank + 1) - from;
-        int[] block = new int[size];
-        System.arraycopy(order, from, block, 0, size);
-        return new ElasticSplit(segments, worldSize, batchSize, length, k, 0, block, new int[size]);
+        PositionRuns block = new PositionRuns();
+        order.copyRange(blockStart(length, worldSize, rank), blockStart(length, worldSize, rank + 1), block);
+        return new ElasticSplit(segments, worldSize, batchSize, length, k, 0, block);
     }
 
-    /** The remaining order after the epoch's first segment, a plain {@link EpochPlan} split. */
-    private static int[] firstRemainder(long records, int batchSize, boolean dropLast, LoaderState.Segment first,
-                                        LoaderState state) {
-        int n = (int) records;
+    /**
+     * The remaining order after the epoch's first segment, a plain {@link EpochPlan} split: rank {@code r} visited
+     * the places {@code g = r x P + j}, {@code j < S}, at position {@code g mod n}, and consumed those with
+     * {@code j < c}. Without {@code dropLast} a position {@code q} below {@code w x P - n} is visited twice (at
+     * {@code g = q} and {@code g = q + n}); it is left only when neither copy was consumed. O(ranks).
+     */
+    private static PositionRuns firstRemainder(long n, int batchSize, boolean dropLast, LoaderState.Segment first,
+                                               LoaderState state) {
         int world = first.worldSize();
         String where = "state " + state + ": the epoch started on " + world + " ranks";
-        long perRank = PlainSplit.perRankBlock(records, world, dropLast, where + ": ");
+        long perRank = PlainSplit.perRankBlock(n, world, dropLast, where + ": ");
         long samples = PlainSplit.samplesPerRank(perRank, batchSize, dropLast);
         long batches = PlainSplit.batches(perRank, batchSize, dropLast, where + ": ");
         if (first.batches() > batches) {
@@ -142,36 +142,35 @@ public final class ElasticSplit {
                 + first.batches() + " were consumed there");
         }
         long consumed = Math.min(first.batches() * batchSize, samples);
-        byte[] marks = new byte[n];
-        // One sample per rank (world >= n): ranks past n repeat the first n's positions with the same status, so a
-        // state naming a huge world costs O(n) here. Otherwise world x perRank < 2n.
-        long ranks = perRank == 1 ? Math.min(world, n) : world;
-        for (long r = 0; r < ranks; r++) {
-            for (long j = 0; j < samples; j++) {
-                int position = (int) ((r * perRank + j) % n);
-                if (j < consumed) {
-                    marks[position] = CONSUMED;
-                } else if (marks[position] == UNVISITED) {
-                    marks[position] = LEFT;
-                }
-            }
+        PositionRuns firstCopies = new PositionRuns(); // unconsumed places g < n
+        if (perRank == 1) {
+            // One sample per rank (world >= n; with dropLast n < 2 x world): every visited position has the same
+            // status, so a state naming a huge world costs nothing.
+            firstCopies.add(0, consumed == 0 ? (dropLast ? world : n) : 0);
+            return firstCopies;
         }
-        int left = 0;
-        for (byte mark : marks) {
-            left += mark == LEFT ? 1 : 0;
+        long ranks = world; // world x perRank < n + world here, and world < n
+        for (long r = 0; r < ranks && r * perRank < n; r++) {
+            long from = r * perRank + consumed;
+            firstCopies.add(from, Math.min(r * perRank + samples, n) - from);
         }
-        int[] order = new int[left];
-        int at = 0;
-        for (int p = 0; p < n; p++) {
-            if (marks[p] == LEFT) {
-                order[at++] = p;
-            }
+        long end = ranks * perRank;
+        if (dropLast || end <= n) {
+            return firstCopies;
         }
-        return order;
+        PositionRuns secondCopies = new PositionRuns(); // positions whose place g >= n, if any, is unconsumed
+        for (long r = n / perRank; r < ranks; r++) {
+            long from = Math.max(n, r * perRank + consumed);
+            secondCopies.add(from - n, Math.min(r * perRank + perRank, end) - from);
+        }
+        secondCopies.add(end - n, n - (end - n));
+        return PositionRuns.intersection(firstCopies, secondCopies);
     }
 
-    /** Drops what the ranks of {@code segment} consumed of {@code order[0, length)}; the new length. */
-    private static int consume(int[] order, int length, LoaderState.Segment segment, int batchSize, LoaderState state) {
+    /** What the ranks of {@code segment} left of {@code order}. */
+    private static PositionRuns consume(PositionRuns order, LoaderState.Segment segment, int batchSize,
+                                        LoaderState state) {
+        int length = order.size();
         int world = segment.worldSize();
         long k = batchesFor(length, world, batchSize);
         if (segment.batches() > k) {
@@ -179,16 +178,24 @@ public final class ElasticSplit {
                 + " batches of the epoch's " + length + " samples left, but it says " + segment.batches()
                 + " were consumed");
         }
-        int kept = 0;
-        for (int r = 0; r < Math.min(world, length); r++) { // ranks past the length have empty blocks
+        // Blocks have two sizes, base + 1 (the first length mod world ranks) and base: when both lose nothing, or
+        // all, no rank needs visiting (a state naming a huge world costs nothing).
+        int base = length / world;
+        long takenLong = batchStart(segment.batches(), base + 1, k, batchSize);
+        long takenShort = batchStart(segment.batches(), base, k, batchSize);
+        if (takenLong == 0 && takenShort == 0) {
+            return order;
+        }
+        PositionRuns left = new PositionRuns();
+        if (takenLong == base + 1 && takenShort == base) {
+            return left;
+        }
+        for (int r = 0; r < world; r++) { // world <= length here: base is at least 1
             int from = blockStart(length, world, r);
             int size = blockStart(length, world, r + 1) - from;
-            int taken = (int) batchStart(segment.batches(), size, k, batchSize);
-            for (int i = from + taken; i < from + size; i++) {
-                order[kept++] = order[i];
-            }
+            order.copyRange(from + (int) (size > base ? takenLong : takenShort), from + size, left);
         }
-        return kept;
+        return left;
     }
 
     /** Batches every rank gets when {@code remaining} samples are split over {@code world} ranks. */
@@ -237,32 +244,27 @@ public final class ElasticSplit {
         return worldSize;
     }
 
-    /**
-     * Resolves this rank's block to record numbers through {@code positions}, the epoch order of the resumed
-     * epoch (once per resume, before the run starts), so {@link #recordAt(long)} is one array read.
-     */
-    void bind(int[] positions) {
-        for (int i = 0; i < block.length; i++) {
-            records[i] = positions[block[i]];
-        }
+    /** Runs of consecutive positions this rank's block is held as. */
+    int runs() {
+        return block.runs();
     }
 
     /**
-     * Record at place {@code position = batch x batchSize + i}, batches counted from the epoch's first; -1 where
-     * batch {@code batch} holds fewer than {@code i + 1} samples. Needs {@link #bind(int[])}.
+     * Epoch-order position at place {@code position = batch x batchSize + i}, batches counted from the epoch's
+     * first; -1 where batch {@code batch} holds fewer than {@code i + 1} samples.
      */
-    int recordAt(long position) {
+    int positionAt(long position) {
         long batch = position / batchSize;
         long j = batch - offsetBatches;
-        long start = batchStart(j, block.length, batches, batchSize);
+        long start = batchStart(j, blockSize, batches, batchSize);
         long at = start + position - batch * batchSize;
-        return at < batchStart(j + 1, block.length, batches, batchSize) ? records[(int) at] : -1;
+        return at < batchStart(j + 1, blockSize, batches, batchSize) ? block.positionAt((int) at) : -1;
     }
 
     /** Samples in the epoch's batch {@code batch} (counted from its first, over all segments). */
     public int samplesIn(long batch) {
         long j = batch - offsetBatches;
-        return (int) (batchStart(j + 1, block.length, batches, batchSize) - batchStart(j, block.length, batches,
+        return (int) (batchStart(j + 1, blockSize, batches, batchSize) - batchStart(j, blockSize, batches,
             batchSize));
     }
 }

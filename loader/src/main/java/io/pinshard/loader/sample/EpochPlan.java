@@ -6,12 +6,15 @@ import io.pinshard.loader.options.SampleOrder;
 /**
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
  *
- * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, filled once per
- * epoch into one of two {@code int[]} buffers made once per loader, so looking a position up is an array
- * read. Two buffers let the workers prepare and fill the next epoch while the consumer still takes the
- * last batches of the current one (see {@code Loader}); the caller says which buffer holds which epoch.
- * Ranks take contiguous, disjoint blocks of that order ({@code rank x perRank ...}), which keeps
- * quasi-random windows local to one rank.
+ * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, evaluated per position: no
+ * array of the epoch's records is kept. {@code random} is a keyed bijection of {@code [0, n)} ({@link Feistel},
+ * keyed by SplitMix64 of seed and epoch); {@code quasi-random} a permuted order of shard-local windows with the
+ * records of each window permuted ({@link WindowOrder}, O(windows) ints); {@code sequential} the identity. An
+ * epoch is prepared into one of two buffers (a key, and for quasi-random the window order) made once per loader:
+ * two let the workers prepare and fill the next epoch while the consumer still takes the last batches of the
+ * current one (see {@code Loader}); the caller says which buffer holds which epoch. Ranks take contiguous,
+ * disjoint blocks of that order ({@code rank x perRank ...}), which keeps quasi-random windows local to one
+ * rank; the split is arithmetic on positions.
  *
  * <p>Equal batch counts on every rank: without {@code dropLast} every rank gets
  * {@code ceil(n / world)} samples, the ranks past the end wrapping around to the start of the epoch
@@ -29,16 +32,14 @@ public final class EpochPlan {
     private final int records;
     private final int batchSize;
     private final int rank;
-    private final int worldSize;
     private final SampleOrder order;
     private final long seed;
-    private final int[][] positions;
-    private final int[] windowStart;
-    private final int[] windowOrder;
+    /** Per buffer: the key of its epoch's random order. */
+    private final long[] randomKey = new long[2];
+    private final WindowOrder windows;
     private final long samplesPerRank;
     private final long batches;
     private final long perRankBlock;
-    private final SplitMix random = new SplitMix();
     private final int[] preparedEpoch = {-1, -1};
     private final ElasticSplit[] splits = new ElasticSplit[2];
 
@@ -53,92 +54,52 @@ public final class EpochPlan {
         this.records = (int) records;
         this.batchSize = options.batchSize();
         this.rank = options.rank();
-        this.worldSize = options.worldSize();
         this.order = options.order();
         this.seed = options.seed();
-        this.positions = new int[2][this.records];
+        int worldSize = options.worldSize();
         long perRank = PlainSplit.perRankBlock(records, worldSize, options.dropLast(), "");
         this.perRankBlock = perRank;
         this.samplesPerRank = PlainSplit.samplesPerRank(perRank, batchSize, options.dropLast());
         this.batches = PlainSplit.batches(perRank, batchSize, options.dropLast(), "");
-        if (order == SampleOrder.QUASI_RANDOM) {
-            int window = options.quasiRandomWindow();
-            int count = 0;
-            for (int s = 0; s + 1 < shardFirstRecord.length; s++) {
-                count += (int) ((shardFirstRecord[s + 1] - shardFirstRecord[s] + window - 1) / window);
-            }
-            windowStart = new int[count + 1];
-            windowOrder = new int[count];
-            int w = 0;
-            for (int s = 0; s + 1 < shardFirstRecord.length; s++) {
-                for (long r = shardFirstRecord[s]; r < shardFirstRecord[s + 1]; r += window) {
-                    windowStart[w++] = (int) r;
-                }
-            }
-            windowStart[count] = this.records;
-        } else {
-            windowStart = null;
-            windowOrder = null;
-        }
+        this.windows = order == SampleOrder.QUASI_RANDOM
+            ? new WindowOrder(this.records, shardFirstRecord, options.quasiRandomWindow()) : null;
     }
 
     /**
-     * Fills buffer {@code buffer} (0 or 1) with the order of {@code epoch}, with this rank's plain split;
-     * allocation-free. One thread at a time, and no thread may read that buffer meanwhile (the caller
-     * publishes it).
+     * Prepares buffer {@code buffer} (0 or 1) for the order of {@code epoch}, with this rank's plain split;
+     * allocation-free, O(1) but for quasi-random (O(windows)). One thread at a time, and no thread may read
+     * that buffer meanwhile (the caller publishes it).
      */
     public void prepare(int buffer, int epoch) {
         splits[buffer] = null;
         if (epoch == preparedEpoch[buffer]) {
             return;
         }
-        int[] positions = this.positions[buffer];
-        for (int i = 0; i < records; i++) {
-            positions[i] = i;
-        }
         switch (order) {
             case SEQUENTIAL -> { }
-            case RANDOM -> shuffle(positions, 0, records, random.seed(SplitMix.mix(seed, epoch, 0x5EED)));
-            case QUASI_RANDOM -> prepareQuasiRandom(positions, epoch);
+            case RANDOM -> randomKey[buffer] = SplitMix.mix(seed, epoch, 0x5EED);
+            case QUASI_RANDOM -> windows.prepare(buffer, SplitMix.mix(seed, epoch, 0xA11), SplitMix.mix(seed, epoch));
             default -> throw new IllegalStateException("unreachable");
         }
         preparedEpoch[buffer] = epoch;
     }
 
     /**
-     * Fills buffer {@code buffer} with the order of {@code epoch} and gives this rank its block of the epoch's
-     * rest as {@code elastic} splits it (bound to that order once, here), until the buffer is prepared again.
+     * Prepares buffer {@code buffer} for the order of {@code epoch} and gives this rank its block of the epoch's
+     * rest as {@code elastic} splits it, until the buffer is prepared again.
      */
     public void prepare(int buffer, int epoch, ElasticSplit elastic) {
         prepare(buffer, epoch);
-        elastic.bind(positions[buffer]);
         splits[buffer] = elastic;
     }
 
-    private void prepareQuasiRandom(int[] positions, int epoch) {
-        int windows = windowOrder.length;
-        for (int i = 0; i < windows; i++) {
-            windowOrder[i] = i;
-        }
-        shuffle(windowOrder, 0, windows, random.seed(SplitMix.mix(seed, epoch, 0xA11)));
-        int at = 0;
-        for (int i = 0; i < windows; i++) {
-            int w = windowOrder[i];
-            int start = at;
-            for (int r = windowStart[w]; r < windowStart[w + 1]; r++) {
-                positions[at++] = r;
-            }
-            shuffle(positions, start, at - start, random.seed(SplitMix.mix(seed, epoch, w + 1L)));
-        }
-    }
-
-    private static void shuffle(int[] values, int from, int length, SplitMix random) {
-        for (int i = length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            int t = values[from + i];
-            values[from + i] = values[from + j];
-            values[from + j] = t;
-        }
+    /** The record at epoch-order position {@code position} ({@code 0 .. records - 1}) of the epoch in {@code buffer}. */
+    private int orderAt(int buffer, int position) {
+        return switch (order) {
+            case SEQUENTIAL -> position;
+            case RANDOM -> Feistel.permute(position, records, randomKey[buffer]);
+            case QUASI_RANDOM -> windows.recordAt(buffer, position);
+        };
     }
 
     /**
@@ -149,13 +110,19 @@ public final class EpochPlan {
     public int recordAt(int buffer, long position) {
         ElasticSplit elastic = splits[buffer];
         if (elastic != null) {
-            return elastic.recordAt(position);
+            int at = elastic.positionAt(position);
+            return at < 0 ? -1 : orderAt(buffer, at);
         }
         if (position >= samplesPerRank) {
             return -1;
         }
         long global = rank * perRankBlock + position;
-        return positions[buffer][(int) (global % records)];
+        return orderAt(buffer, (int) (global % records));
+    }
+
+    /** Quasi-random windows (0 for the other orders): the plan's memory is two ints per window per buffer. */
+    public int windows() {
+        return windows == null ? 0 : windows.windows();
     }
 
     /** Samples per rank of a plain epoch. */
