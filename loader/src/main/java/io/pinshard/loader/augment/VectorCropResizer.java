@@ -257,18 +257,26 @@ public final class VectorCropResizer implements CropKernel {
         }
     }
 
+    /**
+     * Lowest left byte of values {@code [first, first + count)}. Left pixels are monotonic along the row (rising,
+     * or falling when mirrored) and a pixel's bytes are its channel 0 byte and the next two, so the extremes are
+     * among the first three and the last three values (a partial end pixel's neighbour included): no full scan.
+     * The padding after the last value repeats it, so the ends are taken among real values (all padding: equal).
+     */
     private int lowest(int first, int count) {
+        int real = first >= values ? count : Math.min(first + count, values) - first;
         int low = Integer.MAX_VALUE;
-        for (int k = first; k < first + count; k++) {
-            low = Math.min(low, leftByte[k]);
+        for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
+            low = Math.min(low, Math.min(leftByte[first + i], leftByte[first + real - 1 - i]));
         }
         return low;
     }
 
     private int highest(int first, int count) {
+        int real = first >= values ? count : Math.min(first + count, values) - first;
         int high = 0;
-        for (int k = first; k < first + count; k++) {
-            high = Math.max(high, leftByte[k]);
+        for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
+            high = Math.max(high, Math.max(leftByte[first + i], leftByte[first + real - 1 - i]));
         }
         return high;
     }
