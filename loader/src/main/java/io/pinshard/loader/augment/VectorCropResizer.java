@@ -12,7 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * Crop box -> bilinear resize (half-pixel centres, edge clamp, as torchvision and OpenCV INTER_LINEAR)
  * -> optional mirror of a 3-channel uint8 image, with the JDK Vector API on 512-bit vectors where the CPU has
- * them (AVX-512; 1.17x the crops per second of 256-bit ones on a Xeon, see docs/benchmarks.md) and 256-bit ones
+ * them (AVX-512; 1.17-1.27x the crops per second of 256-bit ones on a Xeon, see docs/benchmarks.md) and 256-bit ones
  * otherwise. Below, "16 values" and "32-byte window" are the 256-bit sizes; 512-bit vectors double them.
  *
  * <p>Horizontal pass first, 16 output values per step and no gathers: a 32-byte window of the source row
@@ -47,7 +47,7 @@ public final class VectorCropResizer implements CropKernel {
     private static final int ONE = 1 << WEIGHT_BITS;
     private static final short ROUND = 1 << (WEIGHT_BITS - 1);
     private static final short LOW_BYTE = 0xFF;
-    /** Lanes 16..31 of a pair vector: the second half-block's (left, right) pairs. */
+    /** The upper half of a pair vector's lanes (16..31 on 256 bits): the second half-block's (left, right) pairs. */
     private static final VectorMask<Byte> UPPER_HALF = VectorMask.fromLong(WINDOW, -1L << (WINDOW_BYTES / 2));
 
     private final int crop;
@@ -270,7 +270,7 @@ public final class VectorCropResizer implements CropKernel {
      * The padding after the last value repeats it, so the ends are taken among real values (all padding: equal).
      */
     private int lowest(int first, int count) {
-        int real = first >= values ? count : Math.min(first + count, values) - first;
+        int real = realValues(first, count);
         int low = Integer.MAX_VALUE;
         for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
             low = Math.min(low, Math.min(leftByte[first + i], leftByte[first + real - 1 - i]));
@@ -279,12 +279,17 @@ public final class VectorCropResizer implements CropKernel {
     }
 
     private int highest(int first, int count) {
-        int real = first >= values ? count : Math.min(first + count, values) - first;
+        int real = realValues(first, count);
         int high = 0;
         for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
             high = Math.max(high, Math.max(leftByte[first + i], leftByte[first + real - 1 - i]));
         }
         return high;
+    }
+
+    /** How many of values {@code [first, first + count)} are real (not padding); all of them when all are padding. */
+    private int realValues(int first, int count) {
+        return first >= values ? count : Math.min(first + count, values) - first;
     }
 
     /**
