@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Loader throughput against PyTorch's DataLoader on the same real photos, in one run.
-# Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C]
+# Usage: scripts/bench-loader.sh [--seconds S] [--workers N] [--copies C] [--runs LIST]
+#   --runs: comma-separated pinshard runs among raw,lz4,jpeg,jpeg:no-cut,jpeg:opencv-decode,raw:opencv (default:
+#   those) and raw:avx2 (the vector kernel held to 256-bit vectors, -Dpinshard.vector.bits=256)
 #   Prepares (once, scripts/prepare-bench-data.sh) the cached photos at shorter side 320 as raw, lz4 and jpeg
 #   pinshard datasets plus the same JPEG files in an ImageFolder tree, then runs `pinshard bench` (batch 256, crop 224) on each codec
 #   (and raw once more with --resampler opencv, the fallback; jpeg once more with -Dpinshard.jpeg.cut=false and
@@ -11,13 +13,14 @@
 #   python3-torchvision.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seconds=10 workers=2 copies=24
+seconds=10 workers=2 copies=24 runs="raw,lz4,jpeg,jpeg:no-cut,jpeg:opencv-decode,raw:opencv"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --copies) copies="$2"; shift 2 ;;
-    *) echo "usage: $0 [--seconds S] [--workers N] [--copies C]" >&2; exit 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    *) echo "usage: $0 [--seconds S] [--workers N] [--copies C] [--runs LIST]" >&2; exit 2 ;;
   esac
 done
 data="$("$root/scripts/prepare-bench-data.sh" "$copies")"
@@ -32,10 +35,13 @@ pytorch() {  # one DataLoader run, labelled $1
 pytorch first
 # jpeg:opencv-decode is the jpeg shards with libjpeg-turbo's region/scaled decode turned off (OpenCV decodes);
 # jpeg:no-cut keeps libjpeg-turbo's region decode but not the restart-interval cut (every interval decoded).
-for run in raw lz4 jpeg jpeg:no-cut jpeg:opencv-decode raw:opencv; do
+echo "load average before: $(cat /proc/loadavg)" >&2
+for run in ${runs//,/ }; do
   codec="${run%%:*}" resampler="auto" label="pinshard-$codec" java_opts="${PINSHARD_JAVA_OPTS:-}"
   if [[ "$run" == *:opencv-decode ]]; then
     label="pinshard-$codec-opencv-decode" java_opts="$java_opts -Dpinshard.jpeg.decoder=opencv"
+  elif [[ "$run" == *:avx2 ]]; then  # the vector kernel on 256-bit vectors where the CPU has 512-bit ones
+    label="pinshard-$codec-avx2" java_opts="$java_opts -Dpinshard.vector.bits=256"
   elif [[ "$run" == *:no-cut ]]; then
     label="pinshard-$codec-no-cut" java_opts="$java_opts -Dpinshard.jpeg.cut=false"
   elif [[ "$run" == *:* ]]; then resampler="${run#*:}" label="pinshard-$codec-$resampler"; fi
@@ -44,6 +50,7 @@ for run in raw lz4 jpeg jpeg:no-cut jpeg:opencv-decode raw:opencv; do
     --seconds "$seconds" --resampler "$resampler" --json 2>/dev/null | sed "s/^{/{\"loader\":\"$label\",/" >> "$results"
 done
 pytorch last
+echo "load average after: $(cat /proc/loadavg)" >&2
 /usr/bin/python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]

@@ -11,7 +11,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Crop box -> bilinear resize (half-pixel centres, edge clamp, as torchvision and OpenCV INTER_LINEAR)
- * -> optional mirror of a 3-channel uint8 image, with the JDK Vector API on 256-bit vectors.
+ * -> optional mirror of a 3-channel uint8 image, with the JDK Vector API on 512-bit vectors where the CPU has
+ * them (AVX-512; 1.17-1.27x the crops per second of 256-bit ones on a Xeon, see docs/benchmarks.md) and 256-bit ones
+ * otherwise. Below, "16 values" and "32-byte window" are the 256-bit sizes; 512-bit vectors double them.
  *
  * <p>Horizontal pass first, 16 output values per step and no gathers: a 32-byte window of the source row
  * is permuted ({@code selectFrom}) by a per-crop index table into (left, right) byte pairs, which become
@@ -26,19 +28,27 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
  */
 public final class VectorCropResizer implements CropKernel {
-    private static final VectorSpecies<Byte> WINDOW = ByteVector.SPECIES_256;
-    private static final VectorSpecies<Byte> HALF = ByteVector.SPECIES_128;
-    private static final VectorSpecies<Short> LANES = ShortVector.SPECIES_256;
-    private static final int WINDOW_BYTES = 32;
-    private static final int STEP = 16;
+    /**
+     * System property: {@code 256} keeps 256-bit vectors on a CPU with 512-bit ones (to measure the two side by
+     * side, and to test the 256-bit path there).
+     */
+    public static final String BITS_PROPERTY = "pinshard.vector.bits";
+    /** 512-bit vectors where the CPU has them (AVX-512: half the instructions per row), else 256. */
+    private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512
+        && !"256".equals(System.getProperty(BITS_PROPERTY, "").trim());
+    private static final VectorSpecies<Byte> WINDOW = WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256;
+    private static final VectorSpecies<Byte> HALF = WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128;
+    private static final VectorSpecies<Short> LANES = WIDE ? ShortVector.SPECIES_512 : ShortVector.SPECIES_256;
+    private static final int WINDOW_BYTES = WINDOW.length();
+    private static final int STEP = WINDOW_BYTES / 2;
     private static final int HALF_STEP = STEP / 2;
     private static final int CHANNELS = 3;
     private static final int WEIGHT_BITS = 8;
     private static final int ONE = 1 << WEIGHT_BITS;
     private static final short ROUND = 1 << (WEIGHT_BITS - 1);
     private static final short LOW_BYTE = 0xFF;
-    /** Lanes 16..31 of a pair vector: the second half-block's (left, right) pairs. */
-    private static final VectorMask<Byte> UPPER_HALF = VectorMask.fromLong(WINDOW, 0xFFFF_0000L);
+    /** The upper half of a pair vector's lanes (16..31 on 256 bits): the second half-block's (left, right) pairs. */
+    private static final VectorMask<Byte> UPPER_HALF = VectorMask.fromLong(WINDOW, -1L << (WINDOW_BYTES / 2));
 
     private final int crop;
     private final int values;
@@ -96,6 +106,11 @@ public final class VectorCropResizer implements CropKernel {
         int bits = ByteVector.SPECIES_PREFERRED.vectorBitSize();
         return bits >= WINDOW.vectorBitSize() ? null
             : "the CPU offers " + bits + "-bit vectors; the kernel needs 256 (AVX2)";
+    }
+
+    /** Bytes per source window: 64 with 512-bit vectors, 32 with 256-bit ones. */
+    static int windowBytes() {
+        return WINDOW_BYTES;
     }
 
     @Override
@@ -248,20 +263,33 @@ public final class VectorCropResizer implements CropKernel {
         }
     }
 
+    /**
+     * Lowest left byte of values {@code [first, first + count)}. Left pixels are monotonic along the row (rising,
+     * or falling when mirrored) and a pixel's bytes are its channel 0 byte and the next two, so the extremes are
+     * among the first three and the last three values (a partial end pixel's neighbour included): no full scan.
+     * The padding after the last value repeats it, so the ends are taken among real values (all padding: equal).
+     */
     private int lowest(int first, int count) {
+        int real = realValues(first, count);
         int low = Integer.MAX_VALUE;
-        for (int k = first; k < first + count; k++) {
-            low = Math.min(low, leftByte[k]);
+        for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
+            low = Math.min(low, Math.min(leftByte[first + i], leftByte[first + real - 1 - i]));
         }
         return low;
     }
 
     private int highest(int first, int count) {
+        int real = realValues(first, count);
         int high = 0;
-        for (int k = first; k < first + count; k++) {
-            high = Math.max(high, leftByte[k]);
+        for (int i = 0, ends = Math.min(CHANNELS, real); i < ends; i++) {
+            high = Math.max(high, Math.max(leftByte[first + i], leftByte[first + real - 1 - i]));
         }
         return high;
+    }
+
+    /** How many of values {@code [first, first + count)} are real (not padding); all of them when all are padding. */
+    private int realValues(int first, int count) {
+        return first >= values ? count : Math.min(first + count, values) - first;
     }
 
     /**
