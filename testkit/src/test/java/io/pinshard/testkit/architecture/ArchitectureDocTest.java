@@ -33,8 +33,8 @@ class ArchitectureDocTest {
         Map<String, Integer> floors = new TreeMap<>();
         Matcher m = FLOOR_ROW.matcher(doc);
         while (m.find()) {
-            for (String name : m.group(2).split(",")) {
-                floors.put(name.replaceAll("\\(.*\\)", "").trim(), Integer.parseInt(m.group(1)));
+            for (String name : m.group(2).replaceAll("\\([^)]*\\)", "").split(",")) {
+                floors.put(name.trim(), Integer.parseInt(m.group(1)));
             }
         }
         return floors;
@@ -83,7 +83,7 @@ class ArchitectureDocTest {
 
     @Test
     void theFloorsParserReadsRowsAndDropsRemarks() {
-        assertEquals(Map.of("a", 0, "b", 0, "c", 3), floors("| level | modules |\n|---|---|\n| 0 | a, b (test support) |\n"
-            + "| 3 | c |\n"));
+        assertEquals(Map.of("a", 0, "b", 0, "c", 3, "d", 3), floors("| level | modules |\n|---|---|\n| 0 | a, b (test support) |\n"
+            + "| 3 | c, d (input, on writer) |\n"));
     }
 }
