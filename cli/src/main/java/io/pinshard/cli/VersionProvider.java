@@ -8,6 +8,7 @@ final class VersionProvider implements CommandLine.IVersionProvider {
     public String[] getVersion() {
         String version = VersionProvider.class.getPackage().getImplementationVersion();
         return new String[] {"pinshard " + (version != null ? version : "0.1.0-SNAPSHOT")
-            + " (shard format " + DatasetManifest.FORMAT_VERSION + ")"};
+            + " (shard format " + DatasetManifest.FIELDS_FORMAT_VERSION + "; " + DatasetManifest.FORMAT_VERSION
+            + " without record fields)"};
     }
 }

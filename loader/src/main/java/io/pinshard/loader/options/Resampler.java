@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
  * kernel (incubating module, 256-bit vectors) about 1.5x faster than OpenCV's {@code resize} + {@code flip}
  * on this project's benchmark machine; it needs {@code --add-modules jdk.incubator.vector} on the JVM and a
  * CPU with 256-bit vectors (AVX2). It takes every box up to {@link #VECTOR_SURE_SCALE} times the output
- * side wide, and wider ones up to {@value #VECTOR_MAX_SCALE}x where its 32-byte windows reach; other boxes
+ * side wide, and wider ones up to {@value #VECTOR_MAX_SCALE}x where its source windows reach (32 bytes on 256-bit vectors, 64 on AVX-512); other boxes
  * and 1- or 4-channel images go through OpenCV. The two differ by at most one grey level per
  * value; within one choice, results do not depend on threads or scheduling.
  */
