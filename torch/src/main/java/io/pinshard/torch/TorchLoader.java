@@ -284,5 +284,6 @@ public final class TorchLoader implements AutoCloseable {
         uint8.close();
         int64.close();
         float32.close();
+        int32.close();
     }
 }
