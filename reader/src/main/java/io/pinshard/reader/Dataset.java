@@ -238,13 +238,10 @@ public final class Dataset implements AutoCloseable {
         MappedShard[] shards = new MappedShard[entries.size()];
         long[] firstRecord = new long[entries.size() + 1];
         try {
-            Path[] checked = new Path[entries.size()];
-            for (int i = 0; i < checked.length; i++) {
-                checked[i] = files.checkShard(i); // in order, and before any mapping: a file listed twice is refused
-            }
-            openFrames(checked, name, checkIndexCrc, limits, opener, shards);
             for (int i = 0; i < shards.length; i++) {
                 DatasetManifest.ShardEntry entry = entries.get(i);
+                Path file = files.checkShard(i);
+                shards[i] = opener.open(file, name, checkIndexCrc, limits);
                 if (shards[i].recordCount() != entry.records()) {
                     throw new ShardFormatException(Kind.MANIFEST_MISMATCH, name, entry.file(), -1, "shard holds "
                         + shards[i].recordCount() + " records, the manifest says " + entry.records(), null);
@@ -257,39 +254,6 @@ public final class Dataset implements AutoCloseable {
             throw e;
         }
         return new Dataset(directory, manifest, shards, firstRecord);
-    }
-
-    /** Shards at or above this many are mapped by parallel threads at open: the cost is syscalls and page faults. */
-    static final int PARALLEL_OPEN_SHARDS = 64;
-
-    /**
-     * Maps every file and checks its frame into {@code shards}, by several threads for a large dataset (its open was
-     * about 84 µs per shard, 834 ms at 10,000 shards, mapping one by one). Every shard is tried; the failure of the
-     * lowest position is thrown, the same one a one-by-one open would report first, and the caller closes what was
-     * mapped.
-     */
-    private static void openFrames(Path[] files, String name, boolean checkIndexCrc, RecordLimits limits,
-                                   ShardOpener opener, MappedShard[] shards) {
-        Throwable[] failures = new Throwable[files.length];
-        java.util.function.IntConsumer openOne = i -> {
-            try {
-                shards[i] = opener.open(files[i], name, checkIndexCrc, limits);
-            } catch (Throwable e) { // Errors too: the caller unmaps whatever did open
-                failures[i] = e;
-            }
-        };
-        if (files.length >= PARALLEL_OPEN_SHARDS) {
-            java.util.stream.IntStream.range(0, files.length).parallel().forEach(openOne);
-        } else {
-            for (int i = 0; i < files.length && (i == 0 || failures[i - 1] == null); i++) {
-                openOne.accept(i);
-            }
-        }
-        for (Throwable failure : failures) {
-            if (failure != null) {
-                org.agrona.LangUtil.rethrowUnchecked(failure); // a checked "Map failed" too, as the opener threw it
-            }
-        }
     }
 
     /** The local directory the shard files are in: the dataset's own, or for a streamed one its cache directory. */

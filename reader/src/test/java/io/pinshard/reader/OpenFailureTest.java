@@ -51,53 +51,6 @@ class OpenFailureTest {
         }
     }
 
-    /**
-     * A dataset of many shards is mapped by several threads: every shard is tried, the failure of the lowest
-     * position is the one thrown (what a one-by-one open reports), and every shard that did map is unmapped.
-     */
-    @Test
-    void aParallelOpenThrowsTheLowestFailureAndUnmapsEveryShard(@TempDir Path many) throws IOException {
-        TestImages.writeDataset(many, 90, 128); // a record per shard
-        int count;
-        try (Dataset dataset = Dataset.open(many)) {
-            count = dataset.shardCount();
-            assertEquals(90, dataset.size());
-        }
-        assertTrue(count >= Dataset.PARALLEL_OPEN_SHARDS + 10, "the test needs a parallel open, got " + count + " shards");
-        java.util.Queue<MappedShard> opened = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        List<Path> files = new ArrayList<>();
-        try (java.util.stream.Stream<Path> listing = java.nio.file.Files.list(many)) {
-            listing.filter(p -> p.toString().endsWith(".pinshard")).sorted().forEach(files::add);
-        }
-        Path first = files.get(40);
-        Path second = files.get(70);
-        Throwable thrown = assertThrows(Throwable.class, () -> Dataset.open(many, true, Dataset.MapBudget.UNLIMITED,
-            (file, name, crc, limits) -> {
-                threads.add(Thread.currentThread().getName());
-                if (file.equals(second)) {
-                    throw new IllegalStateException("injected at " + file.getFileName());
-                }
-                if (file.equals(first)) {
-                    LangUtil.rethrowUnchecked(new IOException("Map failed at " + file.getFileName()));
-                }
-                MappedShard shard = MappedShard.open(file, name, crc, limits);
-                opened.add(shard);
-                return shard;
-            }));
-        assertTrue(thrown instanceof IOException && thrown.getMessage().contains(first.getFileName().toString()),
-            "the lowest position's failure: " + thrown);
-        assertEquals(count - 2, opened.size(), "every other shard was tried");
-        opened.forEach(shard -> assertTrue(shard.isClosed(), shard.name() + " stayed mapped"));
-        try (Dataset dataset = Dataset.open(many)) {
-            RecordView view = new RecordView();
-            for (long r = 0; r < dataset.size(); r++) {
-                assertEquals(r, dataset.record(r, view).globalRecord());
-            }
-        }
-        System.out.printf("parallel open: %d shards on %d thread(s)%n", count, threads.size());
-    }
-
     @Test
     void anErrorAtShardKClosesTheShardsBeforeIt() {
         List<MappedShard> opened = new ArrayList<>();
