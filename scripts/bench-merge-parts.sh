@@ -10,18 +10,7 @@ mkdir -p "$work"
 input="$work/in-$n"
 if [[ ! -f "$input/.complete" ]]; then
   rm -rf "$input" && mkdir -p "$input"
-  (cd / && /usr/bin/python3 - "$input" "$n" <<'PY'
-import os, random, sys
-from PIL import Image
-out, n = sys.argv[1], int(sys.argv[2])
-rng = random.Random(27)
-for c in ("a", "b"):
-    os.makedirs(os.path.join(out, c), exist_ok=True)
-for i in range(n):
-    img = Image.frombytes("RGB", (16, 16), bytes(rng.getrandbits(8) for _ in range(16 * 16 * 3)))
-    img.save(os.path.join(out, "ab"[i % 2], "img%07d.png" % i))
-PY
-  )
+  (cd / && /usr/bin/python3 "$root/scripts/tiny_pngs.py" "$input" "$n")
   touch "$input/.complete"
 fi
 echo "inputs ready $(date -u +%T)"

@@ -1,7 +1,5 @@
 package io.pinshard.reader;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectReader;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.FieldSchema;
 import io.pinshard.format.FieldType;
@@ -30,7 +28,6 @@ final class FieldsVerifier {
     private final Crc32c crc;
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
-    private final ObjectReader json = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     FieldsVerifier(Crc32c crc) {
         this.crc = crc;
@@ -98,7 +95,7 @@ final class FieldsVerifier {
                 byte[] text = new byte[length];
                 buffer.getBytes(ShardFields.offsetOf(span), text);
                 try {
-                    json.readTree(text);
+                    Json.ONE_VALUE.readTree(text);
                 } catch (IOException e) {
                     problems.add(new Problem(Kind.BAD_FIELDS, name, n, "field " + field.name()
                         + ": value is not one JSON value: " + e.getMessage().lines().findFirst().orElse("")));

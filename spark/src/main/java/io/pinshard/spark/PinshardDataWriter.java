@@ -30,8 +30,6 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 final class PinshardDataWriter implements DataWriter<InternalRow> {
     /** A label that means "reject this row" (the reason is in {@link #labelProblem}). */
     private static final int REJECT = Integer.MIN_VALUE;
-    private static final com.fasterxml.jackson.databind.ObjectReader JSON = io.pinshard.format.Json.MAPPER.reader()
-        .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final WriteSettings settings;
     private final int partition;
@@ -137,7 +135,7 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
     /** {@code text} if it is one JSON value (what verify demands of a json field), else the row's rejection. */
     private static String checkedJson(String field, String text) {
         try {
-            JSON.readTree(text);
+            io.pinshard.format.Json.ONE_VALUE.readTree(text);
             return text;
         } catch (IOException e) {
             throw new IllegalArgumentException("field " + field + " is not one JSON value: "

@@ -179,8 +179,8 @@ public final class TorchBatch implements AutoCloseable {
         }
         int n = b.size();
         int room = b.fieldCapacity();
-        long rowBytes = owner.fieldShape(f)[1] * (owner.fieldOptions(f) == owner.int64() ? Long.BYTES : Integer.BYTES);
-        int elementBytes = (int) (rowBytes / owner.fieldShape(f)[1]);
+        int elementBytes = owner.fieldOptions(f) == owner.int64() ? Long.BYTES : Integer.BYTES;
+        long rowBytes = owner.fieldShape(f)[1] * elementBytes;
         fieldValues.wrap(fields[f].dataAddress(), (int) (n * rowBytes));
         fieldCountsOut.wrap(fieldCounts[f].dataAddress(), n * Long.BYTES);
         for (int i = 0; i < n; i++) {

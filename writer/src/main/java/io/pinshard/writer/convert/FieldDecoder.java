@@ -1,8 +1,6 @@
 package io.pinshard.writer.convert;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectReader;
 import io.pinshard.format.FieldSchema;
 import io.pinshard.format.FieldType;
 import io.pinshard.format.Json;
@@ -23,8 +21,6 @@ import java.util.List;
  * a fixed field refuses. Run by the conversion's workers, in parallel.
  */
 final class FieldDecoder {
-    private static final ObjectReader JSON = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
     private FieldDecoder() {
     }
 
@@ -62,16 +58,16 @@ final class FieldDecoder {
             case UTF8 -> json ? textOf(bytes).getBytes(StandardCharsets.UTF_8) : checkUtf8(bytes);
             case JSON -> {
                 checkUtf8(bytes);
-                JSON.readTree(bytes);
+                Json.ONE_VALUE.readTree(bytes);
                 yield bytes;
             }
-            default -> numbers(field, json ? JSON.readTree(bytes) : textNumbers(checkUtf8(bytes)));
+            default -> numbers(field, json ? Json.ONE_VALUE.readTree(bytes) : textNumbers(checkUtf8(bytes)));
         };
     }
 
     /** A JSON string's text, or any other JSON value's own text. */
     private static String textOf(byte[] json) throws IOException {
-        JsonNode node = JSON.readTree(json);
+        JsonNode node = Json.ONE_VALUE.readTree(json);
         return node.isTextual() ? node.asText() : node.toString();
     }
 
@@ -85,14 +81,14 @@ final class FieldDecoder {
     private static JsonNode textNumbers(byte[] utf8) throws IOException {
         String text = new String(utf8, StandardCharsets.UTF_8).trim();
         if (text.startsWith("[")) {
-            return JSON.readTree(text);
+            return Json.ONE_VALUE.readTree(text);
         }
         StringBuilder array = new StringBuilder("[");
         for (String token : text.isEmpty() ? new String[0] : text.split("[\\s,]+")) {
             array.append(array.length() > 1 ? "," : "").append(token);
         }
         try {
-            return JSON.readTree(array.append(']').toString());
+            return Json.ONE_VALUE.readTree(array.append(']').toString());
         } catch (IOException e) {
             throw new IOException("'" + abbreviate(text) + "' is not a list of numbers");
         }
