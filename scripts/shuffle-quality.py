@@ -35,6 +35,7 @@ SEED = int(os.environ.get('SEED', '27'))
 EPOCH = int(os.environ.get('EPOCH', '0'))
 PERCENTILES = (1, 10, 50, 90, 99)
 BLOCK = 65_536
+BATCH = 256  # the loader's default batch: how many shards one batch draws from
 
 
 def streaming_py1e(scratch):
@@ -63,10 +64,10 @@ def java_command():
     return ['java', *flags, '-cp', classpath, 'io.pinshard.loader.EpochOrderDump']
 
 
-def pinshard_order(java, records, shards, order, scratch):
+def pinshard_order(java, records, shards, order, scratch, interleave=1):
     path = os.path.join(scratch, f'{order}-{records}.i32')
-    subprocess.run([*java, str(records), str(shards), order, str(SEED), str(EPOCH), path], check=True,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run([*java, str(records), str(shards), order, str(SEED), str(EPOCH), path, str(interleave)],
+                   check=True, stderr=subprocess.DEVNULL)
     ids = np.fromfile(path, dtype='<i4')
     os.remove(path)
     return ids
@@ -91,7 +92,10 @@ def statistics(ids, per_shard):
     quality = 2 * sample * shard / (sample + shard) if sample + shard > 0 else 0.0
     shard_ids = ids // per_shard
     blocks = [np.unique(shard_ids[b:b + BLOCK]).shape[0] for b in range(0, shard_ids.shape[0], BLOCK)]
-    return {'shards_per_block': float(np.mean(blocks)),'mean': float(diffs.mean(dtype=np.float64)), 'percentiles': np.percentile(diffs, PERCENTILES),
+    batches = shard_ids[:shard_ids.shape[0] // BATCH * BATCH].reshape(-1, BATCH)
+    batches = np.sort(batches, axis=1)
+    per_batch = 1 + np.count_nonzero(np.diff(batches, axis=1), axis=1)
+    return {'shards_per_batch': float(per_batch.mean()), 'shards_per_block': float(np.mean(blocks)),'mean': float(diffs.mean(dtype=np.float64)), 'percentiles': np.percentile(diffs, PERCENTILES),
             'sample': sample, 'shard': shard, 'quality': quality}
 
 
@@ -101,9 +105,9 @@ def main():
           f'entropies in bits (Streaming simulator: sample, shard, harmonic mean)')
     print()
     print('| records | shards | order | mean abs d | ' + ' | '.join(f'p{q}' for q in PERCENTILES)
-          + f' | sample entropy | shard entropy | Streaming quality | shards per {BLOCK:,} positions'
-          + ' | seconds to make the order |')
-    print('|---|---|---|---|' + '---|' * len(PERCENTILES) + '---|---|---|---|---|')
+          + f' | sample entropy | shard entropy | Streaming quality | shards per batch of {BATCH}'
+          + f' | shards per {BLOCK:,} positions | seconds to make the order |')
+    print('|---|---|---|---|' + '---|' * len(PERCENTILES) + '---|---|---|---|---|---|')
     with tempfile.TemporaryDirectory(prefix='shuffle-quality-') as scratch:
         py1e = streaming_py1e(os.path.join(scratch, 'modules'))
         java = java_command()
@@ -113,8 +117,12 @@ def main():
             shard_sizes = np.array([min(per_shard, records - s * per_shard)
                                     for s in range(-(-records // per_shard))], dtype=np.int64)
             orders = [('pinshard random', lambda: pinshard_order(java, records, shards, 'random', scratch)),
-                      ('pinshard quasi-random (window 1,024)',
-                       lambda: pinshard_order(java, records, shards, 'quasi-random', scratch)),
+                      ('pinshard quasi-random (window 1,024, one at a time)',
+                       lambda: pinshard_order(java, records, shards, 'quasi-random', scratch, 1)),
+                      ('pinshard quasi-random (window 1,024, 4 interleaved)',
+                       lambda: pinshard_order(java, records, shards, 'quasi-random', scratch, 4)),
+                      ('pinshard quasi-random (window 1,024, 16 interleaved: the most auto chooses)',
+                       lambda: pinshard_order(java, records, shards, 'quasi-random', scratch, 16)),
                       ('pinshard sequential', lambda: pinshard_order(java, records, shards, 'sequential', scratch)),
                       ('Streaming py1e (1 canonical node, block 4,000,000: its one-node default)',
                        lambda: py1e(shard_sizes, 1, SEED, EPOCH, 4_000_000).astype(np.int32)),
@@ -130,7 +138,8 @@ def main():
                 del ids
                 print(f'| {records:,} | {len(shard_sizes):,} | {name} | {s["mean"]:,.0f} | '
                       + ' | '.join(f'{v:,.0f}' for v in s['percentiles'])
-                      + f' | {s["sample"]:.2f} | {s["shard"]:.2f} | {s["quality"]:.2f} | {s["shards_per_block"]:,.0f}'
+                      + f' | {s["sample"]:.2f} | {s["shard"]:.2f} | {s["quality"]:.2f} | {s["shards_per_batch"]:.1f}'
+                      + f' | {s["shards_per_block"]:,.0f}'
                       + f' | {seconds:.1f} |', flush=True)
 
 

@@ -25,6 +25,15 @@ final class LoaderOptionsMixin {
     @Option(names = "--order", defaultValue = "random", description = "random, sequential or quasi-random (default ${DEFAULT-VALUE}).")
     String order;
 
+    @Option(names = "--window", paramLabel = "N", description = "quasi-random: records per shard-local window "
+        + "(default 1024).")
+    Integer window;
+
+    @Option(names = "--interleave", paramLabel = "N", description = "quasi-random: windows (of different shards) "
+        + "shuffled together, 1-64 (default: chosen from the dataset, up to 16, so that a group's records fit 512 MiB "
+        + "and, streamed, half of the cache).")
+    Integer interleave;
+
     @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")
     boolean eval;
 
@@ -118,6 +127,12 @@ final class LoaderOptionsMixin {
         }
         if (prefetch != null) {
             builder.prefetch(prefetch);
+        }
+        if (window != null) {
+            builder.quasiRandomWindow(window);
+        }
+        if (interleave != null) {
+            builder.quasiRandomInterleave(interleave);
         }
         return builder;
     }

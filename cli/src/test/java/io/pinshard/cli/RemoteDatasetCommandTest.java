@@ -86,7 +86,7 @@ class RemoteDatasetCommandTest {
     void benchStreamsQuasiRandomWindowsUnderACacheLimitAndReportsTheBytesFetched() throws IOException {
         long total = Json.readManifest(local).bytes();
         CommandTestSupport.Result bench = run("bench", LOCATION, "--workers", "1", "--batch", "8", "--crop", "8",
-            "--seconds", "0.3", "--warmup", "0", "--order", "quasi-random", "--cache-limit",
+            "--seconds", "0.3", "--warmup", "0", "--order", "quasi-random", "--interleave", "1", "--cache-limit",
             Long.toString(total / 2), "--json");
         assertEquals(0, bench.exitCode(), bench.err());
         Map<String, Object> result = Json.parseObject(bench.out().getBytes());
@@ -97,6 +97,13 @@ class RemoteDatasetCommandTest {
             "--seconds", "0.3", "--order", "random", "--cache-limit", Long.toString(total / 2));
         assertTrue(refused.exitCode() != 0);
         assertTrue(refused.err().contains("quasi-random"), refused.err());
+
+        // The automatic interleave shuffles more windows together than half of this dataset holds: refused, with
+        // the interleave that fits.
+        CommandTestSupport.Result interleaved = run("bench", LOCATION, "--workers", "1", "--batch", "8", "--crop",
+            "8", "--seconds", "0.3", "--order", "quasi-random", "--cache-limit", Long.toString(total / 2));
+        assertTrue(interleaved.exitCode() != 0);
+        assertTrue(interleaved.err().contains("--interleave 1"), interleaved.err());
     }
 
     @Test

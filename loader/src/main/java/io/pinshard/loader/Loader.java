@@ -6,6 +6,7 @@ import io.pinshard.loader.ring.BatchRing;
 import io.pinshard.loader.ring.BatchRingDescriptor;
 import io.pinshard.loader.sample.ElasticSplit;
 import io.pinshard.loader.sample.EpochPlan;
+import io.pinshard.loader.sample.QuasiRandomInterleave;
 import io.pinshard.loader.work.LoaderControl;
 import io.pinshard.loader.work.LoaderRun;
 import io.pinshard.loader.work.LoaderWorker;
@@ -75,8 +76,10 @@ public final class Loader implements AutoCloseable {
     /** Registered with {@link LoaderEvents} from open to close. */
     private final Supplier<LoaderSnapshot> snapshots = this::snapshot;
 
-    private Loader(Dataset dataset, LoaderOptions options) {
+    private Loader(Dataset dataset, LoaderOptions asked) {
         this.dataset = dataset;
+        // The workers' plan and the prefetcher's must agree: both see the interleave chosen here.
+        LoaderOptions options = QuasiRandomInterleave.resolve(asked, dataset.size(), dataset.manifest().bytes());
         this.options = options;
         this.name = "pinshard-loader-" + IDS.incrementAndGet();
         long[] firstRecord = new long[dataset.shardCount() + 1];

@@ -13,16 +13,18 @@ import java.nio.file.StandardOpenOption;
 /**
  * For scripts/shuffle-quality.py (a tool, not a test): writes one epoch's order of the loader's {@link EpochPlan}
  * on one rank, record numbers as little-endian int32 in epoch order, for a dataset of RECORDS in SHARDS equal
- * shards (the last one shorter when they do not divide), with the loader's default quasi-random window (1,024).
- * {@code EpochOrderDump RECORDS SHARDS ORDER SEED EPOCH FILE}
+ * shards (the last one shorter when they do not divide), with the loader's default quasi-random window (1,024) and
+ * INTERLEAVE quasi-random windows shuffled together (default 1).
+ * {@code EpochOrderDump RECORDS SHARDS ORDER SEED EPOCH FILE [INTERLEAVE]}
  */
 public final class EpochOrderDump {
     private EpochOrderDump() {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 6) {
-            System.err.println("usage: EpochOrderDump RECORDS SHARDS random|sequential|quasi-random SEED EPOCH FILE");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: EpochOrderDump RECORDS SHARDS random|sequential|quasi-random SEED EPOCH FILE"
+                + " [INTERLEAVE]");
             System.exit(2);
         }
         int records = Integer.parseInt(args[0]);
@@ -34,7 +36,7 @@ public final class EpochOrderDump {
             firstRecord[s] = Math.min(records, s * perShard);
         }
         LoaderOptions options = LoaderOptions.builder().order(order).seed(Long.parseLong(args[3])).batchSize(256)
-            .build();
+            .quasiRandomInterleave(args.length == 7 ? Integer.parseInt(args[6]) : 1).build();
         EpochPlan plan = new EpochPlan(records, firstRecord, options);
         int epoch = Integer.parseInt(args[4]);
         plan.prepare(0, epoch);

@@ -9,6 +9,7 @@ import io.pinshard.format.Codec;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.sample.QuasiRandomInterleave;
 import io.pinshard.reader.Dataset;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,8 +80,8 @@ class LoaderSamplingTest {
     @Test
     void quasiRandomVisitsEveryRecordExactlyOnceWithShardLocalWindows() {
         for (int epoch = 0; epoch < 3; epoch++) {
-            List<Long> ids = run(TestDatasets.small().order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(6).build(),
-                epoch).allIds();
+            List<Long> ids = run(TestDatasets.small().order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(6)
+                .quasiRandomInterleave(1).build(), epoch).allIds();
             assertEquals(RECORDS, ids.size());
             assertEquals(allRecords(), new HashSet<>(ids));
             assertNotEquals(LongStream.range(0, RECORDS).boxed().collect(Collectors.toList()), ids);
@@ -92,6 +93,25 @@ class LoaderSamplingTest {
                 }
             }
             assertTrue(shardChanges < RECORDS / 3, "windows keep reads shard-local: " + shardChanges + " switches");
+        }
+    }
+
+    @Test
+    void interleavedQuasiRandomWindowsMixShardsBetweenNeighbours() {
+        // Four windows of 6 shuffled together: about three of four neighbours come from another window, most of
+        // them from another shard, where one window at a time changes shard only between windows.
+        List<Long> ids = run(TestDatasets.small().order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(6)
+            .quasiRandomInterleave(4).build(), 1).allIds();
+        assertEquals(allRecords(), new HashSet<>(ids));
+        assertEquals(RECORDS, ids.size());
+        int shardChanges = 0;
+        for (int i = 1; i < ids.size(); i++) {
+            shardChanges += dataset.shardOf(ids.get(i)) != dataset.shardOf(ids.get(i - 1)) ? 1 : 0;
+        }
+        assertTrue(shardChanges > RECORDS / 2, "interleaved windows mix shards: " + shardChanges + " switches");
+        try (Loader loader = Loader.open(dataset, TestDatasets.small().order(SampleOrder.QUASI_RANDOM).build())) {
+            assertEquals(QuasiRandomInterleave.MOST, loader.options().quasiRandomInterleave(),
+                "small records: the automatic interleave is the most");
         }
     }
 

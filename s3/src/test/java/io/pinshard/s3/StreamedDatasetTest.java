@@ -190,7 +190,7 @@ class StreamedDatasetTest {
         long limit = Math.max(total / 4, 2 * largest);
         assertTrue(limit < total / 2, "a quarter of the dataset holds two shards: " + limit + " of " + total);
         LoaderOptions options = LoaderOptions.builder().batchSize(8).crop(16).workers(2).prefetch(2).seed(7)
-            .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(RECORDS).build();
+            .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(RECORDS).quasiRandomInterleave(1).build();
         List<Long> expected = sampleIds(Dataset.open(local), options, 2, null, null);
         long[] maxCached = new long[1];
         S3ShardSource source = S3ShardSource.open(location, S3TestSettings.of(server).build(), cache, limit);
@@ -222,6 +222,30 @@ class StreamedDatasetTest {
             IllegalArgumentException tiny = assertThrows(IllegalArgumentException.class, () -> Loader.open(remote,
                 LoaderOptions.builder().batchSize(16).crop(16).workers(1).order(SampleOrder.QUASI_RANDOM).build()));
             assertTrue(tiny.getMessage().contains("two of its largest shards"), tiny.getMessage());
+        }
+        // Interleaved windows need their shards at once: the automatic interleave is refused under a quarter of
+        // the dataset, naming the interleave that fits; that one opens.
+        long largest;
+        long total;
+        try (Dataset here = Dataset.open(local)) {
+            largest = 0;
+            for (int s = 0; s < here.shardCount(); s++) {
+                largest = Math.max(largest, here.shardBytes(s));
+            }
+            total = here.manifest().bytes();
+        }
+        long limit = 3 * largest;
+        assertTrue(limit < total, "the test needs a limit below the dataset: " + limit + " of " + total);
+        LoaderOptions.Builder quasi = LoaderOptions.builder().batchSize(8).crop(16).workers(1)
+            .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(RECORDS);
+        try (Dataset remote = open(temp.resolve("cache-interleave"), limit)) {
+            IllegalArgumentException many = assertThrows(IllegalArgumentException.class,
+                () -> Loader.open(remote, quasi.quasiRandomInterleave(8).build()));
+            assertTrue(many.getMessage().contains("shuffles 8 windows together")
+                && many.getMessage().contains("--interleave 2"), many.getMessage());
+            try (Loader loader = Loader.open(remote, quasi.quasiRandomInterleave(2).build())) {
+                assertEquals(2, loader.options().quasiRandomInterleave());
+            }
         }
     }
 

@@ -33,6 +33,9 @@ import java.util.Objects;
  * @param flipProbability    probability of a horizontal flip in train mode (0.5)
  * @param evalCropFraction   eval: crop / resized shorter side (0.875, i.e. Resize(256) + CenterCrop(224))
  * @param quasiRandomWindow  records per shard-local window for {@link SampleOrder#QUASI_RANDOM}
+ * @param quasiRandomInterleave quasi-random: windows (of different shards, as the window order falls) whose records
+ *                           are shuffled together, 1 .. {@value #MAX_INTERLEAVE}; {@value #AUTO_INTERLEAVE} (the
+ *                           default) lets {@code Loader.open} choose from the dataset (docs/loader.md, "Order")
  * @param reducedJpegDecode  decode JPEG at 1/2, 1/4 or 1/8 scale when the crop box still covers the output
  * @param dataWaitWarnFraction warn when data-wait exceeds this fraction of step time over a window (0.10)
  * @param dataWaitWindow     steps per data-wait window
@@ -44,8 +47,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
                             ErrorPolicy errorPolicy, BatchMemoryAllocator allocator,
                             BatchMemoryAllocator scratchAllocator, double scaleMin, double scaleMax, double ratioMin,
                             double ratioMax, double flipProbability, double evalCropFraction, int quasiRandomWindow,
-                            boolean reducedJpegDecode, double dataWaitWarnFraction, int dataWaitWindow,
-                            Resampler resampler, FieldSelection fields) {
+                            int quasiRandomInterleave, boolean reducedJpegDecode, double dataWaitWarnFraction,
+                            int dataWaitWindow, Resampler resampler, FieldSelection fields) {
 
     public LoaderOptions {
         Objects.requireNonNull(order, "order");
@@ -69,11 +72,19 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         require(flipProbability >= 0 && flipProbability <= 1, "flip probability must be 0..1");
         require(evalCropFraction > 0 && evalCropFraction <= 1, "eval crop fraction must be in (0, 1]");
         require(quasiRandomWindow >= 1, "quasi-random window must be at least 1 record");
+        require(quasiRandomInterleave >= AUTO_INTERLEAVE && quasiRandomInterleave <= MAX_INTERLEAVE,
+            "quasi-random interleave must be 1.." + MAX_INTERLEAVE + " windows, or " + AUTO_INTERLEAVE + " for auto: "
+                + quasiRandomInterleave);
         require(dataWaitWarnFraction > 0, "data-wait warning fraction must be positive");
         require(dataWaitWindow >= 1, "data-wait window must be at least 1 step");
         require((long) batchSize * fields.stride() * fields.count() <= 1L << 30,
             "fields of " + fields.count() + " x " + batchSize + " x " + fields.stride() + " bytes exceed 1 GiB per batch");
     }
+
+    /** {@link #quasiRandomInterleave()}: chosen by {@code Loader.open} from the dataset's record and shard sizes. */
+    public static final int AUTO_INTERLEAVE = 0;
+    /** The most quasi-random windows shuffled together. */
+    public static final int MAX_INTERLEAVE = 64;
 
     private static void require(boolean condition, String message) {
         if (!condition) {
@@ -93,7 +104,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         b.crcCheck = crcCheck; b.errorPolicy = errorPolicy; b.allocator = allocator;
         b.scratchAllocator = scratchAllocator; b.scaleMin = scaleMin; b.scaleMax = scaleMax; b.ratioMin = ratioMin;
         b.ratioMax = ratioMax; b.flipProbability = flipProbability; b.evalCropFraction = evalCropFraction;
-        b.quasiRandomWindow = quasiRandomWindow; b.reducedJpegDecode = reducedJpegDecode;
+        b.quasiRandomWindow = quasiRandomWindow; b.quasiRandomInterleave = quasiRandomInterleave;
+        b.reducedJpegDecode = reducedJpegDecode;
         b.dataWaitWarnFraction = dataWaitWarnFraction; b.dataWaitWindow = dataWaitWindow;
         b.resampler = resampler;
         b.fieldNames = fields.names(); b.fieldBytes = fields.bytesPerSample(); b.boxes = fields.boxes();
@@ -124,6 +136,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         private double flipProbability = 0.5;
         private double evalCropFraction = 0.875;
         private int quasiRandomWindow = 1024;
+        private int quasiRandomInterleave = AUTO_INTERLEAVE;
         private boolean reducedJpegDecode = true;
         private double dataWaitWarnFraction = 0.10;
         private int dataWaitWindow = 50;
@@ -163,6 +176,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         public Builder flipProbability(double value) { flipProbability = value; return this; }
         public Builder evalCropFraction(double value) { evalCropFraction = value; return this; }
         public Builder quasiRandomWindow(int value) { quasiRandomWindow = value; return this; }
+        /** Quasi-random windows shuffled together (1 = one window at a time); {@link #AUTO_INTERLEAVE} by default. */
+        public Builder quasiRandomInterleave(int value) { quasiRandomInterleave = value; return this; }
         public Builder reducedJpegDecode(boolean value) { reducedJpegDecode = value; return this; }
         public Builder dataWaitWarning(double fraction, int windowSteps) {
             dataWaitWarnFraction = fraction;
@@ -189,7 +204,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
             int slots = prefetch > 0 ? prefetch : Math.max(2, 2 * workers);
             return new LoaderOptions(batchSize, crop, workers, order, seed, dropLast, slots, rank, worldSize, mode,
                 crcCheck, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
-                flipProbability, evalCropFraction, quasiRandomWindow, reducedJpegDecode, dataWaitWarnFraction,
+                flipProbability, evalCropFraction, quasiRandomWindow, quasiRandomInterleave, reducedJpegDecode,
+                dataWaitWarnFraction,
                 dataWaitWindow, resampler, new FieldSelection(fieldNames, fieldBytes, boxes, boxMinVisible));
         }
     }

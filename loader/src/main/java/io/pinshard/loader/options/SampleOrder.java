@@ -10,9 +10,10 @@ public enum SampleOrder {
     /** Records in dataset order (shard by shard). */
     SEQUENTIAL,
     /**
-     * Shard-local windows of consecutive records visited in a random window order, records shuffled
-     * within each window (memory per window, not per record): a dataset larger than RAM streams through the page cache, while each
-     * epoch still differs. Every record is visited exactly once per epoch; works with rank/world.
+     * Shard-local windows of consecutive records visited in a random window order, the records of each group of
+     * {@link LoaderOptions#quasiRandomInterleave()} windows shuffled together (memory per window, not per record):
+     * a dataset larger than RAM streams through the page cache, each batch still mixes that many shards, and each
+     * epoch differs. Every record is visited exactly once per epoch; works with rank/world.
      */
     QUASI_RANDOM;
 

@@ -9,7 +9,7 @@ import io.pinshard.loader.options.SampleOrder;
  * <p>The epoch order is a function of (seed, epoch, order, dataset layout) only, evaluated per position: no
  * array of the epoch's records is kept. {@code random} is a keyed bijection of {@code [0, n)} ({@link Feistel},
  * keyed by SplitMix64 of seed and epoch); {@code quasi-random} a permuted order of shard-local windows with the
- * records of each window permuted ({@link WindowOrder}, O(windows) ints); {@code sequential} the identity. An
+ * records of each group of windows permuted together ({@link WindowOrder}, O(windows) ints); {@code sequential} the identity. An
  * epoch is prepared into one of two buffers (a key, and for quasi-random the window order) made once per loader:
  * two let the workers prepare and fill the next epoch while the consumer still takes the last batches of the
  * current one (see {@code Loader}); the caller says which buffer holds which epoch. Ranks take contiguous,
@@ -62,7 +62,8 @@ public final class EpochPlan {
         this.samplesPerRank = PlainSplit.samplesPerRank(perRank, batchSize, options.dropLast());
         this.batches = PlainSplit.batches(perRank, batchSize, options.dropLast(), "");
         this.windows = order == SampleOrder.QUASI_RANDOM
-            ? new WindowOrder(this.records, shardFirstRecord, options.quasiRandomWindow()) : null;
+            ? new WindowOrder(this.records, shardFirstRecord, options.quasiRandomWindow(),
+                QuasiRandomInterleave.of(options)) : null;
     }
 
     /**
@@ -118,6 +119,11 @@ public final class EpochPlan {
         }
         long global = rank * perRankBlock + position;
         return orderAt(buffer, (int) (global % records));
+    }
+
+    /** Quasi-random windows shuffled together (0 for the other orders). */
+    public int interleave() {
+        return windows == null ? 0 : windows.interleave();
     }
 
     /** Quasi-random windows (0 for the other orders): the plan's memory is two ints per window per buffer. */

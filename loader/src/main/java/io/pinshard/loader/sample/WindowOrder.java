@@ -4,13 +4,18 @@ import java.util.Arrays;
 
 /**
  * The quasi-random epoch order (shard then block): the dataset cut into shard-local windows of up to
- * {@code window} consecutive records, the windows visited in a keyed permutation ({@link Feistel}) and the records
- * of each window in a keyed permutation of their own. Memory O(windows): the windows' first records, made once,
- * and per buffer the epoch's window order with each slot's first position, filled by {@link #prepare} in one pass
- * over the windows. A position's record is a binary search over those slots and one small permutation.
+ * {@code window} consecutive records, the windows visited in a keyed permutation ({@link Feistel}), and each group
+ * of {@code interleave} consecutive windows of that order (windows of different shards, as the permutation falls)
+ * read in a keyed permutation of all their records together. One window at a time ({@code interleave} 1) keeps
+ * every batch inside one shard; a group of them mixes neighbouring samples across shards at the same locality per
+ * group (its windows are what the page cache or the shard cache must hold at once). Memory O(windows): the
+ * windows' first records, made once, and per buffer the epoch's window order with each slot's first position,
+ * filled by {@link #prepare} in one pass over the windows. A position's record is two binary searches over those
+ * slots and one permutation of the group.
  */
 final class WindowOrder {
     private final int windows;
+    private final int interleave;
     /** First record of window {@code w}, and {@code records} at {@code [windows]}. */
     private final int[] windowStart;
     /** Per buffer: the window at each slot of the epoch order. */
@@ -23,7 +28,11 @@ final class WindowOrder {
     /**
      * @throws IllegalArgumentException when the windows would not fit an int array
      */
-    WindowOrder(int records, long[] shardFirstRecord, int window) {
+    WindowOrder(int records, long[] shardFirstRecord, int window, int interleave) {
+        if (interleave < 1) {
+            throw new IllegalArgumentException("quasi-random interleave must be at least 1 window: " + interleave);
+        }
+        this.interleave = interleave;
         long count = 0;
         for (int s = 0; s + 1 < shardFirstRecord.length; s++) {
             count += (shardFirstRecord[s + 1] - shardFirstRecord[s] + window - 1) / window;
@@ -63,12 +72,24 @@ final class WindowOrder {
     /** The record at position {@code position} ({@code 0 .. records - 1}) of the order in {@code buffer}. */
     int recordAt(int buffer, int position) {
         int[] start = slotStart[buffer];
-        int slot = Arrays.binarySearch(start, 0, windows + 1, position);
-        slot = slot >= 0 ? slot : -slot - 2; // windows are never empty: the starts strictly increase
-        int w = slotWindow[buffer][slot];
-        int first = windowStart[w];
-        int size = windowStart[w + 1] - first;
-        return first + Feistel.permute(position - start[slot], size, SplitMix.mix(recordKey[buffer], w + 1L));
+        int group = slotOf(start, 0, windows, position) / interleave;
+        int firstSlot = group * interleave;
+        int endSlot = Math.min(firstSlot + interleave, windows);
+        int groupStart = start[firstSlot];
+        int target = groupStart + Feistel.permute(position - groupStart, start[endSlot] - groupStart,
+            SplitMix.mix(recordKey[buffer], group + 1L));
+        int slot = slotOf(start, firstSlot, endSlot, target);
+        return windowStart[slotWindow[buffer][slot]] + target - start[slot];
+    }
+
+    /** The slot in {@code [from, to)} whose positions hold {@code position}. */
+    private static int slotOf(int[] start, int from, int to, int position) {
+        int slot = Arrays.binarySearch(start, from, to + 1, position);
+        return slot >= 0 ? slot : -slot - 2; // windows are never empty: the starts strictly increase
+    }
+
+    int interleave() {
+        return interleave;
     }
 
     int windows() {

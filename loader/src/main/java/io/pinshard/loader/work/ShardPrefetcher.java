@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * Keeps a streamed dataset's shards ({@link Dataset#isStreamed()}) mapped ahead of a loader's workers, within the
  * source's cache limit. It replays this rank's epoch order on a plan of its own (the same function of seed, epoch
  * and options as the workers' {@link io.pinshard.loader.sample.EpochPlan}) as a list of runs: consecutive samples from one shard, which in
- * quasi-random order are whole shard-local windows. From the consumer's next batch on, through the next epoch (which
+ * quasi-random order are whole shard-local windows (interleaved windows: a run spans its group). From the consumer's next batch on, through the next epoch (which
  * the workers fill ahead), that gives each shard's next use: it fetches shards in that order while they fit. A shard
  * with no use left in this epoch and the next goes at once; a shard the workers need now may take the room of the
  * mapped shard used last (Belady), unless that one is used before it or by the batches the workers may be filling
@@ -98,7 +98,9 @@ public final class ShardPrefetcher implements Runnable {
 
     /**
      * Refuses what cannot stream within the limit: random order over a dataset larger than it (every shard is
-     * wanted all the time), or a limit below two of its largest shards (two windows: the one read and the next).
+     * wanted all the time), a limit below two of its largest shards (two windows: the one read and the next), or
+     * below the shards of a group of interleaved quasi-random windows and one more. {@code options} are the loader's
+     * resolved ones (no automatic interleave left).
      */
     public static void check(Dataset dataset, LoaderOptions options) {
         long limit = dataset.cacheLimitBytes();
@@ -120,6 +122,16 @@ public final class ShardPrefetcher implements Runnable {
             throw new IllegalArgumentException("the cache limit of " + limit + " bytes for " + dataset.location()
                 + " holds less than two of its largest shards (" + largest + " bytes each): raise it to at least "
                 + 2 * largest);
+        }
+        // A group of interleaved windows reads up to that many shards at once, plus one fetched ahead.
+        int interleave = options.quasiRandomInterleave();
+        if (options.order() == SampleOrder.QUASI_RANDOM && limit < (interleave + 1L) * largest) {
+            int fits = (int) Math.max(1, limit / largest - 1);
+            throw new IllegalArgumentException("quasi-random order over " + dataset.location() + " shuffles "
+                + interleave + " windows together (of up to " + interleave + " shards, " + largest + " bytes at most "
+                + "each), plus one shard fetched ahead, but the cache limit of " + limit + " bytes holds "
+                + limit / largest + ": raise the limit to at least " + (interleave + 1L) * largest + " bytes or "
+                + "interleave fewer windows (quasiRandomInterleave(" + fits + "), --interleave " + fits + ")");
         }
     }
 
@@ -329,25 +341,31 @@ public final class ShardPrefetcher implements Runnable {
             runFirstBatch[slot] = new long[16];
             runLastBatch[slot] = new long[16];
         }
+        // Interleaved quasi-random windows alternate between up to that many shards: a shard met again among the
+        // last runs extends its run, so the runs stay one per window, not one per sample.
+        int recent = Math.max(1, plan.interleave());
         int count = 0;
-        int previous = -1;
         for (long p = 0; p < samples; p++) {
             int record = plan.recordAt(slot, p);
             int shard = record < 0 ? -1 : dataset.shardOf(record);
             if (shard < 0) {
                 continue;
             }
-            if (shard != previous || count == 0) {
+            int run = count - 1;
+            while (run >= 0 && run >= count - recent && runShard[slot][run] != shard) {
+                run--;
+            }
+            if (run < 0 || run < count - recent) {
                 if (count == runShard[slot].length) {
                     runShard[slot] = Arrays.copyOf(runShard[slot], 2 * count);
                     runFirstBatch[slot] = Arrays.copyOf(runFirstBatch[slot], 2 * count);
                     runLastBatch[slot] = Arrays.copyOf(runLastBatch[slot], 2 * count);
                 }
                 runFirstBatch[slot][count] = p / batchSize;
-                runShard[slot][count++] = shard;
-                previous = shard;
+                runShard[slot][count] = shard;
+                run = count++;
             }
-            runLastBatch[slot][count - 1] = p / batchSize;
+            runLastBatch[slot][run] = p / batchSize;
         }
         runCount[slot] = count;
         runsEpoch[slot] = epoch;

@@ -65,7 +65,8 @@ class EpochPlanTest {
     @Test
     void quasiRandomReadsWholeShardLocalWindowsInTurn() {
         long[] shards = shards(RECORDS);
-        EpochPlan plan = new EpochPlan(RECORDS, shards, options(SampleOrder.QUASI_RANDOM).build());
+        EpochPlan plan = new EpochPlan(RECORDS, shards, options(SampleOrder.QUASI_RANDOM).quasiRandomInterleave(1)
+            .build());
         plan.prepare(0, 2);
         // Windows: 100 records from each shard start, the last of a shard shorter. Consecutive positions stay in one
         // window until it is used up, so the window changes once per window, and every record of it comes first.
@@ -87,6 +88,55 @@ class EpochPlanTest {
         }
         assertEquals(plan.windows(), changes);
         assertNotEquals(0, plan.recordAt(0, 0), "the window order is shuffled");
+    }
+
+    @Test
+    void interleavedWindowsAreReadTogetherGroupByGroup() {
+        long[] shards = shards(RECORDS);
+        for (int interleave : new int[] {4, 7}) {
+            EpochPlan plan = new EpochPlan(RECORDS, shards, options(SampleOrder.QUASI_RANDOM)
+                .quasiRandomInterleave(interleave).build());
+            plan.prepare(1, 3);
+            assertEquals(interleave, plan.interleave());
+            // A group is `interleave` whole windows: a window new to the group may only come once the group's
+            // windows are all read whole. Within it the records of its windows are shuffled together.
+            java.util.Map<Long, Integer> group = new java.util.HashMap<>();
+            BitSet seen = new BitSet(RECORDS);
+            int windows = 0;
+            long neighboursApart = 0;
+            long previous = -1;
+            for (int p = 0; p < RECORDS; p++) {
+                int record = plan.recordAt(1, p);
+                assertFalse(seen.get(record), "record " + record + " twice, at " + p);
+                seen.set(record);
+                long window = windowOf(shards, record);
+                if (!group.containsKey(window)) {
+                    if (group.size() == interleave) {
+                        assertGroupWhole(group, shards, p);
+                        group.clear();
+                    }
+                    windows++;
+                }
+                group.merge(window, 1, Integer::sum);
+                neighboursApart += p > 0 && window != previous ? 1 : 0;
+                previous = window;
+            }
+            assertGroupWhole(group, shards, RECORDS);
+            assertEquals(plan.windows(), windows, "interleave " + interleave);
+            assertEquals(RECORDS, seen.cardinality());
+            // Neighbours from different windows: (k - 1) / k of them for k equal windows shuffled together.
+            double apart = (double) neighboursApart / (RECORDS - 1);
+            double expected = (interleave - 1.0) / interleave;
+            assertTrue(Math.abs(apart - expected) < 0.05, "interleave " + interleave + ": " + apart + " apart");
+        }
+    }
+
+    /** Every window of {@code group} (window key to records seen) was read whole before position {@code p}. */
+    private static void assertGroupWhole(java.util.Map<Long, Integer> group, long[] shards, int p) {
+        group.forEach((window, count) -> {
+            int record = (int) (window / 1000 + window % 1000 * 100);
+            assertEquals(windowSize(shards, record), count, "window " + window + " whole before position " + p);
+        });
     }
 
     @Test

@@ -106,7 +106,7 @@ class ShardPrefetcherConcurrencyTest {
         assertTrue(shards >= 12, "shards: " + shards);
         long limit = Math.max(total / 2, 8 * largest);
         LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(2).seed(3)
-            .order(SampleOrder.QUASI_RANDOM).build();
+            .order(SampleOrder.QUASI_RANDOM).quasiRandomInterleave(4).build(); // a group: 4 shards at once
         List<Long> expected = sampleIds(Dataset.open(dir), options);
         SlowSource source = new SlowSource(dir, limit, 3);
         List<Long> got = sampleIds(Dataset.open(source), options);
