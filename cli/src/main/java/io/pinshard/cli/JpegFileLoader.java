@@ -7,6 +7,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.INTER_LINEAR;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.baseline.NaiveRandomResizedCrop;
+import io.pinshard.jpeg.OpenCvRuntime;
 import io.pinshard.memory.HeapCounter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ final class JpegFileLoader {
      * (a finished thread's allocations drop out of the JVM's all-threads figure).
      */
     Run run(int threads, double seconds) throws IOException {
-        opencv_core.setNumThreads(1); // one decode per thread, as the loader's workers do
+        OpenCvRuntime.ready(); // one decode per thread, as the loader's workers do
         AtomicLong images = new AtomicLong();
         AtomicLong heap = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();

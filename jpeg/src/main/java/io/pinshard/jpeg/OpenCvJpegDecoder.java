@@ -44,6 +44,10 @@ public final class OpenCvJpegDecoder implements AutoCloseable {
     private final UnsafeBuffer targetFields = new UnsafeBuffer(target.mat().address(), MatHeader.LENGTH);
     private boolean vectorLayoutChecked;
 
+    public OpenCvJpegDecoder() {
+        OpenCvRuntime.ready(); // one thread: the callers' workers are the parallelism
+    }
+
     /**
      * Decodes {@code length} bytes at {@code address} into {@code height x width x channels} pixels
      * (1 = grey, 3 = RGB) at {@code destination}.

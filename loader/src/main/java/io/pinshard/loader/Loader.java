@@ -18,7 +18,6 @@ import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.agrona.CloseHelper;
-import org.bytedeco.opencv.global.opencv_core;
 
 /**
  * The training data loader: a dataset's records as fixed-size NHWC uint8 batches in off-heap memory,
@@ -95,7 +94,7 @@ public final class Loader implements AutoCloseable {
         dataset.acquire();
         dataset.release();
         options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
-        opencv_core.setNumThreads(1); // our workers are the parallelism; OpenCV's pool would oversubscribe
+        // OpenCV's natives (about a CPU second) load only when a crop or a decode first needs them: OpenCvRuntime.
         this.run = new LoaderRun(plan);
         this.control = new LoaderControl(name, run, options.workers());
         this.ring = new BatchRing(name, options);

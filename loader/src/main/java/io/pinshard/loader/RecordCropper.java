@@ -5,7 +5,6 @@ import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.loader.work.SampleProcessor;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
-import org.bytedeco.opencv.global.opencv_core;
 
 /**
  * The crop a loader with {@code options} gives one record in one epoch, outside any batch: the same box, flip and
@@ -22,7 +21,6 @@ public final class RecordCropper implements AutoCloseable {
         this.dataset = dataset;
         this.options = options;
         options.resampler().effective(); // VECTOR where it cannot run fails here, as in Loader.open
-        opencv_core.setNumThreads(1);
         this.processor = new SampleProcessor(options, dataset);
     }
 

@@ -9,6 +9,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.jpeg.MatHeader;
+import io.pinshard.jpeg.OpenCvRuntime;
 import io.pinshard.loader.options.Resampler;
 import java.lang.reflect.InvocationTargetException;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -31,16 +32,9 @@ import org.bytedeco.opencv.opencv_core.Size;
 public final class CropResizer implements AutoCloseable {
     private final int crop;
     private final CropKernel kernel;
-    private final Size size;
-    private final MatHeader source = new MatHeader();
-    private final MatHeader target = new MatHeader();
-    private final Mat resized3;
-    private final Mat resized1;
-    private final Mat resized4;
-    private final Mat converted;
-    /** The private image OpenCV writes when the destination is shared (null otherwise), and views for its copy. */
-    private final Mat staged;
-    private final UnsafeBuffer stagedPixels;
+    private final boolean shared;
+    /** OpenCV's images, made by the first crop that needs them (see {@link OpenCvImages}); null until then. */
+    private OpenCvImages opencv;
     private final UnsafeBuffer sharedDestination = new UnsafeBuffer(0, 0);
 
     public CropResizer(int crop, Resampler resampler) {
@@ -51,13 +45,15 @@ public final class CropResizer implements AutoCloseable {
     public CropResizer(int crop, Resampler resampler, boolean sharedDestination) {
         this.crop = crop;
         this.kernel = newKernel(resampler, crop);
-        this.size = new Size(crop, crop);
-        this.resized3 = new Mat(crop, crop, CV_8UC(3));
-        this.resized1 = new Mat(crop, crop, CV_8UC(1));
-        this.resized4 = new Mat(crop, crop, CV_8UC(4));
-        this.converted = new Mat(crop, crop, CV_8UC(3));
-        this.staged = sharedDestination ? new Mat(crop, crop, CV_8UC(3)) : null;
-        this.stagedPixels = sharedDestination ? new UnsafeBuffer(staged.data().address(), crop * crop * 3) : null;
+        this.shared = sharedDestination;
+        if (kernel == null) {
+            this.opencv = new OpenCvImages(crop, sharedDestination); // every crop is OpenCV's: fail here, not later
+        }
+    }
+
+    /** Whether OpenCV's images were made (the first crop the vector kernel could not take makes them). */
+    public boolean openCvLoaded() {
+        return opencv != null;
     }
 
     /**
@@ -83,50 +79,95 @@ public final class CropResizer implements AutoCloseable {
      * crash it), and a shared destination gets a guarded copy of OpenCV's private output.
      */
     public void resizeWithOpenCv(long image, long step, int channels, CropBox box, long destination) {
-        if (staged == null) {
-            resizeWithOpenCvTo(image, step, channels, box, destination);
+        if (opencv == null) {
+            opencv = new OpenCvImages(crop, shared); // once per resizer: its first crop the kernel did not take
+        }
+        if (opencv.staged == null) {
+            opencv.cropInto(image, step, channels, box, destination);
             return;
         }
-        resizeWithOpenCvTo(image, step, channels, box, stagedPixels.addressOffset());
+        UnsafeBuffer stagedPixels = opencv.stagedPixels;
+        opencv.cropInto(image, step, channels, box, stagedPixels.addressOffset());
         sharedDestination.wrap(destination, stagedPixels.capacity());
         sharedDestination.putBytes(0, stagedPixels, 0, stagedPixels.capacity());
     }
 
-    private void resizeWithOpenCvTo(long image, long step, int channels, CropBox box, long destination) {
-        Mat roi = source.point(image + box.y * step + (long) box.x * channels, box.height, box.width, channels, step);
-        Mat out = target.point(destination, crop, crop, 3, crop * 3L);
-        if (channels == 3) {
-            if (box.flip) {
-                resize(roi, resized3, size, 0, 0, INTER_LINEAR);
-                flip(resized3, out, 1);
-            } else {
-                resize(roi, out, size, 0, 0, INTER_LINEAR);
-            }
-            return;
-        }
-        Mat resized = channels == 1 ? resized1 : resized4;
-        int conversion = channels == 1 ? COLOR_GRAY2RGB : COLOR_RGBA2RGB;
-        resize(roi, resized, size, 0, 0, INTER_LINEAR);
-        if (box.flip) {
-            cvtColor(resized, converted, conversion);
-            flip(converted, out, 1);
-        } else {
-            cvtColor(resized, out, conversion);
+    @Override
+    public void close() {
+        if (opencv != null) {
+            opencv.close();
         }
     }
 
-    @Override
-    public void close() {
-        source.close();
-        target.close();
-        resized3.close();
-        resized1.close();
-        resized4.close();
-        converted.close();
-        if (staged != null) {
-            staged.close();
+    /**
+     * OpenCV's headers and output images for one resizer. Making them loads OpenCV's natives (about a CPU second,
+     * {@link OpenCvRuntime}), so a resizer with a vector kernel makes them only when a crop first needs OpenCV
+     * (1- or 4-channel images, boxes the kernel refuses): a loader over 3-channel raw or lz4 shards never does.
+     */
+    private static final class OpenCvImages implements AutoCloseable {
+        private final int crop;
+        private final Size size;
+        private final MatHeader source;
+        private final MatHeader target;
+        private final Mat resized3;
+        private final Mat resized1;
+        private final Mat resized4;
+        private final Mat converted;
+        /** The private image OpenCV writes when the destination is shared (null otherwise), and its pixels. */
+        private final Mat staged;
+        private final UnsafeBuffer stagedPixels;
+
+        OpenCvImages(int crop, boolean sharedDestination) {
+            OpenCvRuntime.ready();
+            this.crop = crop;
+            this.size = new Size(crop, crop);
+            this.source = new MatHeader();
+            this.target = new MatHeader();
+            this.resized3 = new Mat(crop, crop, CV_8UC(3));
+            this.resized1 = new Mat(crop, crop, CV_8UC(1));
+            this.resized4 = new Mat(crop, crop, CV_8UC(4));
+            this.converted = new Mat(crop, crop, CV_8UC(3));
+            this.staged = sharedDestination ? new Mat(crop, crop, CV_8UC(3)) : null;
+            this.stagedPixels = sharedDestination ? new UnsafeBuffer(staged.data().address(), crop * crop * 3) : null;
         }
-        size.close();
+
+        void cropInto(long image, long step, int channels, CropBox box, long destination) {
+            Mat roi = source.point(image + box.y * step + (long) box.x * channels, box.height, box.width, channels,
+                step);
+            Mat out = target.point(destination, crop, crop, 3, crop * 3L);
+            if (channels == 3) {
+                if (box.flip) {
+                    resize(roi, resized3, size, 0, 0, INTER_LINEAR);
+                    flip(resized3, out, 1);
+                } else {
+                    resize(roi, out, size, 0, 0, INTER_LINEAR);
+                }
+                return;
+            }
+            Mat resized = channels == 1 ? resized1 : resized4;
+            int conversion = channels == 1 ? COLOR_GRAY2RGB : COLOR_RGBA2RGB;
+            resize(roi, resized, size, 0, 0, INTER_LINEAR);
+            if (box.flip) {
+                cvtColor(resized, converted, conversion);
+                flip(converted, out, 1);
+            } else {
+                cvtColor(resized, out, conversion);
+            }
+        }
+
+        @Override
+        public void close() {
+            source.close();
+            target.close();
+            resized3.close();
+            resized1.close();
+            resized4.close();
+            converted.close();
+            if (staged != null) {
+                staged.close();
+            }
+            size.close();
+        }
     }
 
     /** A kernel for {@code crop}-pixel outputs, or null when {@code resampler} runs OpenCV. */

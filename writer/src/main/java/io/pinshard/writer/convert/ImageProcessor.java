@@ -24,6 +24,7 @@ import io.pinshard.format.Codec;
 import io.pinshard.jpeg.AlphaComposite;
 import io.pinshard.jpeg.AreaShrink;
 import io.pinshard.jpeg.JpegEncoder;
+import io.pinshard.jpeg.OpenCvRuntime;
 import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.jpeg.TurboJpeg;
 import java.io.IOException;
@@ -34,7 +35,6 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
-import org.bytedeco.opencv.global.opencv_core;
 import org.bytedeco.opencv.opencv_core.Mat;
 import org.bytedeco.opencv.opencv_core.Rect;
 import org.bytedeco.opencv.opencv_core.Scalar;
@@ -118,7 +118,7 @@ public final class ImageProcessor {
             return ConvertedImage.rejected("image is " + width + "x" + height + " = " + (long) height * width
                 + " pixels, more than the limit of " + options.maxPixels() + " (--max-pixels)", pixels.length);
         }
-        OpenCv.ready();
+        OpenCvRuntime.ready(); // only when an input needs OpenCV: PNG, EXIF-turned, CMYK, enlarging
         try (BytePointer bytes = new BytePointer(pixels);
              Mat given = new Mat(height, width, org.bytedeco.opencv.global.opencv_core.CV_8UC(channels), bytes)) {
             rejectIfTooWide(height, width);
@@ -195,7 +195,7 @@ public final class ImageProcessor {
             }
             flags = jpegFlags(Math.min(originalHeight, originalWidth), target, options.reducingGap());
         }
-        OpenCv.ready();
+        OpenCvRuntime.ready(); // only when an input needs OpenCV: PNG, EXIF-turned, CMYK, enlarging
         try (BytePointer bytes = new BytePointer(readBuffer);
              Mat encoded = new Mat(1, (int) inputBytes, CV_8UC1, bytes);
              Mat decoded = imdecode(encoded, flags)) {
@@ -498,21 +498,6 @@ public final class ImageProcessor {
     /** The LZ4 compressor, loaded (lz4-java's JNI library) only when a raw-or-lz4 codec first needs it. */
     private static final class Lz4 {
         static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
-    }
-
-    /**
-     * OpenCV, loaded (with OpenBLAS: about a CPU second) only when an input first needs it: PNG and other formats,
-     * EXIF-turned, CMYK JPEGs, enlarging, or a JVM without the libjpeg-turbo binding. One thread: parallelism comes
-     * from the converter's workers (no oversubscription, the same bytes for any worker count).
-     */
-    private static final class OpenCv {
-        static {
-            opencv_core.setNumThreads(1);
-        }
-
-        static void ready() {
-            // the class initialiser did the work
-        }
     }
 
     private static String describe(Throwable e) {
