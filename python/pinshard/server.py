@@ -19,7 +19,7 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
                  "resampler": "--resampler", "client_timeout": "--client-timeout", "scale": "--scale",
                  "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction",
                  "fields": "--fields", "field_bytes": "--field-bytes", "boxes": "--boxes",
-                 "box_min_visible": "--box-min-visible"}
+                 "box_min_visible": "--box-min-visible", "window": "--window", "interleave": "--interleave"}
 
 
 def pinshard_command(*args):
