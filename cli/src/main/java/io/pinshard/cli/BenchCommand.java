@@ -18,6 +18,7 @@ import io.pinshard.loader.Epoch;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.SampleOrder;
 import io.pinshard.loader.LoaderStats;
 import io.pinshard.s3.S3Location;
 import java.io.PrintWriter;
@@ -247,6 +248,11 @@ final class BenchCommand implements Callable<Integer> {
         result.put("crop", options.crop());
         result.put("prefetch", options.prefetch());
         result.put("order", options.order().label());
+        if (options.order() == SampleOrder.QUASI_RANDOM) {
+            LoaderOptions chosen = loader.options(); // the interleave Loader.open chose
+            result.put("window", chosen.quasiRandomWindow());
+            result.put("interleave", chosen.quasiRandomInterleave());
+        }
         result.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
         result.put("seconds", elapsed);
         result.put("epochs", epoch);

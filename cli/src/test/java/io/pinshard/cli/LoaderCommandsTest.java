@@ -62,6 +62,8 @@ class LoaderCommandsTest {
         assertEquals(5, json.get("batch").asInt());
         assertEquals(16, json.get("crop").asInt());
         assertEquals(2, json.get("workers").asInt());
+        assertEquals(1024, json.get("window").asInt());
+        assertEquals(16, json.get("interleave").asInt(), "small records: the automatic interleave's most");
         assertTrue(json.get("images_per_s").asDouble() > 0);
         assertEquals(json.get("images").asDouble() * 16 * 16 * 3 / 1e6 / json.get("seconds").asDouble(),
             json.get("mb_per_s").asDouble(), 1e-6);
