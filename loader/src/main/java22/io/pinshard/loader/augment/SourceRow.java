@@ -1,11 +1,11 @@
 package io.pinshard.loader.augment;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorSpecies;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -51,10 +51,11 @@ final class SourceRow {
             return ByteVector.fromArray(species, copy, offset);
         }
         long at = address + offset;
-        // A scalar segment read (dead, C2 drops it) marks the compiled method as one doing unsafe accesses, so a
+        // A scalar Unsafe read (dead, C2 drops it) marks the compiled method as one doing unsafe accesses, so a
         // truncated mapping's fault here becomes an InternalError: JDK 25's C2 does not mark the method for the
-        // vector load alone, and the JVM died of SIGBUS (docs/benchmarks.md; KernelTruncationTest).
-        MEMORY.get(ValueLayout.JAVA_BYTE, at);
+        // vector load alone, and the JVM died of SIGBUS (docs/benchmarks.md; KernelTruncationTest). Unsafe, not a
+        // segment read: its few calls leave C2 the inlining budget the vector load needs to stay intrinsic.
+        UnsafeApi.getByte(at);
         return ByteVector.fromMemorySegment(species, MEMORY, at, ByteOrder.LITTLE_ENDIAN);
     }
 
