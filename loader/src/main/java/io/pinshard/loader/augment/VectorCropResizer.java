@@ -69,13 +69,12 @@ public final class VectorCropResizer implements CropKernel {
     private final short[] leftWeight;
     private final short[] rightWeight;
 
-    /** The furthest byte from a source row's start that this crop's window loads read. */
-    private int windowEnd;
-
-    private final SourceRows sourceRows;
+    private final byte[] sourceRow;
+    private final byte[] nextSourceRow;
     private final byte[][] resizedRows;
     private final int[] resizedRowTag = new int[4];
     private final byte[] outputRow;
+    private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
 
     public VectorCropResizer(int crop) {
@@ -95,7 +94,8 @@ public final class VectorCropResizer implements CropKernel {
         this.leftByte = new int[padded];
         this.leftWeight = new short[padded];
         this.rightWeight = new short[padded];
-        this.sourceRows = new SourceRows(maxBoxWidth * CHANNELS + WINDOW_BYTES);
+        this.sourceRow = new byte[maxBoxWidth * CHANNELS + WINDOW_BYTES];
+        this.nextSourceRow = new byte[maxBoxWidth * CHANNELS + WINDOW_BYTES];
         this.rowBytes = (padded + WINDOW_BYTES - 1) / WINDOW_BYTES * WINDOW_BYTES;
         this.resizedRows = new byte[][] {new byte[rowBytes], new byte[rowBytes], new byte[rowBytes], new byte[rowBytes]};
         this.outputRow = new byte[rowBytes];
@@ -120,7 +120,7 @@ public final class VectorCropResizer implements CropKernel {
         }
         axis(row, rowWeight, box.height);
         long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
-        sourceRows.aim(image, Math.toIntExact(lastByte));
+        source.wrap(image, Math.toIntExact(lastByte));
         target.wrap(destination, values * crop);
         Arrays.fill(resizedRowTag, -1);
         int boxRowBytes = box.width * CHANNELS;
@@ -149,8 +149,10 @@ public final class VectorCropResizer implements CropKernel {
         if (resizedRowTag[slot] != r) {
             int first = Math.max(0, Math.min(r, box.height - 2));
             int second = Math.min(first + 1, box.height - 1);
-            sourceRows.rows(Math.toIntExact((box.y + first) * step + (long) box.x * CHANNELS),
-                Math.toIntExact((box.y + second) * step + (long) box.x * CHANNELS), boxRowBytes, windowEnd);
+            source.getBytes(Math.toIntExact((box.y + first) * step + (long) box.x * CHANNELS), sourceRow, 0,
+                boxRowBytes);
+            source.getBytes(Math.toIntExact((box.y + second) * step + (long) box.x * CHANNELS), nextSourceRow, 0,
+                boxRowBytes);
             resizeRows(resizedRows[first & 3], resizedRows[(first + 1) & 3]);
             resizedRowTag[first & 3] = first;
             resizedRowTag[(first + 1) & 3] = second == first ? -1 : second;
@@ -158,18 +160,19 @@ public final class VectorCropResizer implements CropKernel {
         return resizedRows[slot];
     }
 
-    /** The two rows {@code sourceRows} points at, at once: each block's tables are loaded once for both. */
+    /** Rows in {@code sourceRow} and {@code nextSourceRow} at once: each block's tables are loaded once for both. */
     private void resizeRows(byte[] into, byte[] nextInto) {
-        SourceRows rows = sourceRows;
         for (int b = 0; b < blocks; b++) {
             int lanes = b * WINDOW_BYTES;
             ByteVector permutation = ByteVector.fromArray(WINDOW, pairLanes, lanes);
-            ByteVector pairs = permutation.selectFrom(rows.upper(WINDOW, window[b]));
-            ByteVector nextPairs = permutation.selectFrom(rows.lower(WINDOW, window[b]));
+            ByteVector pairs = permutation.selectFrom(ByteVector.fromArray(WINDOW, sourceRow, window[b]));
+            ByteVector nextPairs = permutation.selectFrom(ByteVector.fromArray(WINDOW, nextSourceRow, window[b]));
             if (secondWindow[b] >= 0) {
                 ByteVector second = ByteVector.fromArray(WINDOW, secondPairLanes, lanes);
-                pairs = pairs.blend(second.selectFrom(rows.upper(WINDOW, secondWindow[b])), UPPER_HALF);
-                nextPairs = nextPairs.blend(second.selectFrom(rows.lower(WINDOW, secondWindow[b])), UPPER_HALF);
+                pairs = pairs.blend(second.selectFrom(ByteVector.fromArray(WINDOW, sourceRow, secondWindow[b])),
+                    UPPER_HALF);
+                nextPairs = nextPairs.blend(second.selectFrom(ByteVector.fromArray(WINDOW, nextSourceRow,
+                    secondWindow[b])), UPPER_HALF);
             }
             int k = b * STEP;
             ShortVector left = ShortVector.fromArray(LANES, leftWeight, k);
@@ -227,7 +230,6 @@ public final class VectorCropResizer implements CropKernel {
             rightWeight[k] = rightWeight[values - 1];
             leftWeight[k] = leftWeight[values - 1];
         }
-        int end = 0;
         for (int b = 0; b < blocks; b++) {
             int first = b * STEP;
             int lanes = b * WINDOW_BYTES;
@@ -235,7 +237,6 @@ public final class VectorCropResizer implements CropKernel {
             if (highest(first, STEP) + CHANNELS - low < WINDOW_BYTES) {
                 window[b] = low;
                 secondWindow[b] = -1;
-                end = Math.max(end, low + WINDOW_BYTES);
                 fillLanes(pairLanes, lanes, first, STEP, low);
                 continue;
             }
@@ -248,11 +249,9 @@ public final class VectorCropResizer implements CropKernel {
             }
             window[b] = lowFirst;
             secondWindow[b] = lowSecond;
-            end = Math.max(end, Math.max(lowFirst, lowSecond) + WINDOW_BYTES);
             fillLanes(pairLanes, lanes, first, HALF_STEP, lowFirst);
             fillLanes(secondPairLanes, lanes + 2 * HALF_STEP, second, HALF_STEP, lowSecond);
         }
-        windowEnd = end;
         return true;
     }
 
