@@ -3,7 +3,7 @@
 # HttpURLConnection, the CRT), side by side in one JVM, through ObjectDownload (the streamed cache's own loop: write as
 # the body arrives, CRC32C on the same pass, fsync), from s3proxy in a JVM of its own (its CPU is not counted).
 # The store holds the objects in its heap. Usage: scripts/bench-s3-download.sh [OBJECTS] [MIB] [ROUNDS] [WARMUP]
-# [THREADS] [CLIENTS]   (defaults 8 32 6 2 4 apache,urlconnection,crt; a client NAME-cache runs the whole streamed-cache path over real shards). BENCH_S3_JAVA_OPTS adds flags to the client JVM.
+# [THREADS] [CLIENTS]   (defaults 8 32 6 2 4 apache,urlconnection,crt; a client NAME-cache runs the whole streamed-cache path over real shards, checks the checks alone). BENCH_S3_JAVA_OPTS adds flags to the client JVM.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 classpath="$("$root/scripts/module-classpath.sh" --tests s3)"

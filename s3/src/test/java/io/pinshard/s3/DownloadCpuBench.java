@@ -3,6 +3,11 @@ package io.pinshard.s3;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 import io.pinshard.format.Codec;
+import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.Json;
+import io.pinshard.format.ManifestRules;
+import io.pinshard.reader.DatasetVerifier;
+import io.pinshard.reader.Problem;
 import io.pinshard.testkit.S3TestServer;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
@@ -35,7 +40,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * loop: body written to a new file as it arrives, CRC32C on the same pass, {@code fsync}. Per client it prints the
  * A client named {@code NAME-cache} instead runs the streamed cache's whole path over real shards of random raw
  * pixels ({@link S3ShardSource#acquire}: the download, the checks of every payload CRC32C and the structure, the
- * rename; then the release, which evicts). Per client it prints the
+ * rename; then the release, which evicts); {@code checks} runs only those checks, over the local copy of the same
+ * shards (in the page cache), with the whole-file CRC32C given as the download gives it. Per client it prints the
  * median over the measured rounds of: the process's CPU per GB (every thread: the fetch threads, GC, JIT, and the
  * CRT's native event loops, which ThreadMXBean does not see), the fetch threads' own CPU per GB, the heap the fetch
  * threads allocated per GB, and the rate.
@@ -67,7 +73,7 @@ public final class DownloadCpuBench {
         String bucket = "download-bench";
         long bytes = (long) mib << 20;
         Path dataset = work.resolve("dataset");
-        boolean shards = clients.stream().anyMatch(c -> c.endsWith("-cache"));
+        boolean shards = clients.stream().anyMatch(c -> c.endsWith("-cache") || c.equals("checks"));
         if (shards) { // ~32 KB records, about the jpeg photos' size
             writeDataset(dataset, objects, bytes);
         }
@@ -92,7 +98,9 @@ public final class DownloadCpuBench {
             objects, mib, threads, rounds, warmup, clients);
         Map<String, S3Client> s3 = new LinkedHashMap<>();
         for (String name : clients) {
-            s3.put(name, S3Clients.create(withClient(base, name.replace("-cache", ""), threads)));
+            if (!name.equals("checks")) {
+                s3.put(name, S3Clients.create(withClient(base, name.replace("-cache", ""), threads)));
+            }
         }
         Map<String, List<Round>> results = new LinkedHashMap<>();
         clients.forEach(c -> results.put(c, new ArrayList<>()));
@@ -102,7 +110,8 @@ public final class DownloadCpuBench {
                 for (int c = 0; c < clients.size(); c++) {
                     String name = clients.get((c + round) % clients.size());
                     Path dir = work.resolve(name + "-" + round);
-                    Round r = name.endsWith("-cache")
+                    Round r = name.equals("checks") ? checksRound(dataset, pool)
+                        : name.endsWith("-cache")
                         ? cacheRound(withClient(base, name.replace("-cache", ""), threads), bucket, pool, dir)
                         : round(s3.get(name), bucket, objects, bytes, pool, dir);
                     if (round >= warmup) {
@@ -225,6 +234,41 @@ public final class DownloadCpuBench {
         deleteTree(dir);
         double gb = total / 1e9;
         return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, total / 1e6 / (wall / 1e9));
+    }
+
+    /** The checks a downloaded shard gets before its rename, alone: every local shard, no download. */
+    private static Round checksRound(Path dataset, ExecutorService pool) throws Exception {
+        DatasetManifest manifest = Json.readManifest(dataset);
+        int[] numbers = ManifestRules.expectedShardNumbers(manifest.shards());
+        AtomicLong fetchCpu = new AtomicLong();
+        AtomicLong heap = new AtomicLong();
+        long cpu0 = OS.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        List<Future<?>> done = new ArrayList<>();
+        for (int i = 0; i < manifest.shards().size(); i++) {
+            int index = i;
+            DatasetManifest.ShardEntry entry = manifest.shards().get(i);
+            int crc = (int) Long.parseLong(entry.crc32c(), 16);
+            done.add(pool.submit(() -> {
+                long c = THREADS.getCurrentThreadCpuTime();
+                long h = THREADS.getCurrentThreadAllocatedBytes();
+                List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(
+                    dataset.resolve(entry.file()), dataset.toString(), manifest, index, numbers[index], crc);
+                if (!problems.isEmpty()) {
+                    throw new IllegalStateException(problems.toString());
+                }
+                heap.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - h);
+                fetchCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c);
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        long wall = System.nanoTime() - t0;
+        long cpu = OS.getProcessCpuTime() - cpu0;
+        double gb = manifest.bytes() / 1e9;
+        return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, manifest.bytes() / 1e6 / (wall / 1e9));
     }
 
     private static void deleteTree(Path dir) throws java.io.IOException {

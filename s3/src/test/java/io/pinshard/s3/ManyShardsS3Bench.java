@@ -114,7 +114,7 @@ public final class ManyShardsS3Bench {
     private static void row(StringBuilder table, String step, double seconds, RequestCounter counter, int shards) {
         Map<String, Long> counts = counter.snapshot();
         long total = counter.total();
-        table.append(String.format("| %s | %.2f | %s | %.4f |%n", step, seconds, counts.isEmpty() ? "none" : counts,
+        table.append(String.format("| %s | %.2f | %s | %.5f |%n", step, seconds, counts.isEmpty() ? "none" : counts,
             total / (double) shards));
         System.out.printf("%s: %.2f s, %s%n", step, seconds, counts);
         counter.reset();
