@@ -231,7 +231,7 @@ public final class DownloadCpuBench {
         }
         long wall = System.nanoTime() - t0;
         long cpu = OS.getProcessCpuTime() - cpu0;
-        deleteTree(dir);
+        S3TestData.deleteTree(dir);
         double gb = total / 1e9;
         return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, total / 1e6 / (wall / 1e9));
     }
@@ -269,14 +269,6 @@ public final class DownloadCpuBench {
         long cpu = OS.getProcessCpuTime() - cpu0;
         double gb = manifest.bytes() / 1e9;
         return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, manifest.bytes() / 1e6 / (wall / 1e9));
-    }
-
-    private static void deleteTree(Path dir) throws java.io.IOException {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     private static String key(int i) {

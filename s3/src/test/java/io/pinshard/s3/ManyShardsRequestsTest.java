@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pinshard.format.Json;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.s3.transfer.DatasetPull;
 import io.pinshard.s3.transfer.DatasetPush;
+import io.pinshard.s3.transfer.PullOptions;
+import io.pinshard.s3.transfer.PullResult;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
 import io.pinshard.s3.transfer.TestDatasets;
@@ -22,7 +25,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Issue 27's request budget, counted at a small size: a push costs a fixed number of requests per shard (one PUT
- * and one HEAD when nothing is there; one HEAD when everything is), and a streamed open reads only the manifest,
+ * and one HEAD when nothing is there; one HEAD when everything is), a pull one GET per shard, and a streamed
+ * open reads only the manifest,
  * whatever the number of shards: its sizes and CRCs stand for a HEAD per shard.
  */
 class ManyShardsRequestsTest {
@@ -69,6 +73,21 @@ class ManyShardsRequestsTest {
             assertEquals(200, result.skipped());
         }
         assertEquals(Map.of("HeadObject", 200L, "GetObject", 1L, "ListObjectsV2", 1L), counter.snapshot());
+    }
+
+    @Test
+    void aPullCostsOneGetPerShard() throws IOException {
+        for (int shards : new int[] {20, 200}) {
+            String name = "pull-" + shards;
+            push(name, shards, new RequestCounter());
+            RequestCounter counter = new RequestCounter();
+            try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).interceptor(counter).build())) {
+                PullResult result = new DatasetPull(s3, PullOptions.defaults().withThreads(4), TransferProgress.NONE)
+                    .pull(S3Location.parse("s3://many/" + name), tmp.resolve("pulled-" + name));
+                assertEquals(shards, result.downloaded());
+            }
+            assertEquals(Map.of("GetObject", shards + 1L), counter.snapshot(), "the manifest and each shard once");
+        }
     }
 
     @Test

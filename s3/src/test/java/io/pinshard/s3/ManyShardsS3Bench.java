@@ -9,7 +9,10 @@ import io.pinshard.loader.options.SampleOrder;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.s3.transfer.DatasetPull;
 import io.pinshard.s3.transfer.DatasetPush;
+import io.pinshard.s3.transfer.PullOptions;
+import io.pinshard.s3.transfer.PullResult;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
 import io.pinshard.s3.transfer.TransferProgress;
@@ -28,7 +31,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * Benchmark (not a test) of issue 27: a dataset of SHARDS one-record shards (16 x 16 x 3 random raw pixels, written
  * by the real writer), pushed to a store in another JVM (scripts/bench-s3-many-shards.sh starts s3proxy), pushed
- * again (everything there), then opened streamed and read: the requests of each step counted by operation
+ * again (everything there), pulled into an empty directory, then opened streamed and read: the requests of each step counted by operation
  * ({@link RequestCounter}, every attempt), per shard, with the time. Prints a markdown table.
  *
  * <p>Usage: ManyShardsS3Bench ENDPOINT WORKDIR [SHARDS] [PUSH_THREADS]
@@ -69,6 +72,12 @@ public final class ManyShardsS3Bench {
                 row(table, step + ": " + result.uploaded() + " uploaded, " + result.skipped() + " skipped",
                     seconds(t), counter, shards);
             }
+            long t = System.nanoTime();
+            PullResult pulled = new DatasetPull(s3, PullOptions.defaults().withThreads(threads), TransferProgress.NONE)
+                .pull(location, work.resolve("pulled"));
+            row(table, "pull into an empty directory: " + pulled.downloaded() + " downloaded", seconds(t), counter,
+                shards);
+            S3TestData.deleteTree(work.resolve("pulled"));
         }
         long t = System.nanoTime();
         S3ShardSource source = S3ShardSource.open(location, settings, work.resolve("cache"), Long.MAX_VALUE);
