@@ -45,6 +45,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *   <li>a different dataset's manifest at the destination is refused, or with {@link PushOptions#force} deleted
  *       <em>before</em> any shard is replaced, so the prefix never pairs one dataset's manifest with another's
  *       shards;</li>
+ *   <li>one listing of the prefix says which shards are absent or of another length (sent without asking
+ *       further); the others are looked at one HEAD each (below): 2 requests per shard on a first push, 1 on a
+ *       rerun;</li>
  *   <li>shards go up in parallel, each with its whole-file CRC32C in user metadata ({@link
  *       ObjectNames#CRC32C_METADATA}) and a Content-MD5 per request so the store checks every byte it receives;
  *       large ones in parts;</li>
