@@ -37,25 +37,12 @@ classpath="$("$root/scripts/module-classpath.sh" examples)"
 read -r -a flags <<< "$("$root/scripts/jvm-flags.sh" java)"
 work="$(mktemp -d)"
 server_pid=""
-stop_store() {
-  if [[ -n "$server_pid" ]]; then exec 3>&-; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap stop_store EXIT
+# shellcheck source=bench-s3-store.sh
+source "$root/scripts/bench-s3-store.sh"
+trap 'stop_s3_store; rm -rf "$work"' EXIT
 endpoint=""
 if [[ -n "$store_cpu" ]]; then
-  mkfifo "$work/store-input"
-  taskset -c "$store_cpu" java "${flags[@]}" -cp "$classpath" io.pinshard.testkit.S3TestServer "$work/endpoint" \
-    < "$work/store-input" &
-  server_pid=$!
-  exec 3> "$work/store-input"  # the store serves until this closes
-  for _ in $(seq 600); do
-    [[ -f "$work/endpoint" ]] && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "bench-s3: the store process exited before it was ready" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -f "$work/endpoint" ]] || { echo "bench-s3: the store did not start within 60 s" >&2; exit 1; }
-  endpoint="$(cat "$work/endpoint")"
+  start_s3_store "$work" "$classpath" taskset -c "$store_cpu"
 fi
 pin=()
 [[ -n "$loader_cpu" ]] && pin=(taskset -c "$loader_cpu")

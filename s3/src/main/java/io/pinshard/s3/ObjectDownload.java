@@ -37,8 +37,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  */
 public final class ObjectDownload {
     private static final int COPY_BYTES = 256 << 10;
-    /** Each thread's copy buffer, kept: a fetch thread downloads shard after shard (a new buffer each was heap traffic). */
-    private static final ThreadLocal<byte[]> COPY = ThreadLocal.withInitial(() -> new byte[COPY_BYTES]);
+    /**
+     * Each thread's copy buffer and its one ByteBuffer view, kept: a fetch thread downloads shard after shard, and
+     * a new buffer per download (or a new view per piece) was heap traffic on the store path.
+     */
+    private static final ThreadLocal<ByteBuffer> COPY = ThreadLocal.withInitial(() -> ByteBuffer.allocate(COPY_BYTES));
     /** The call timeout bounds each this many bytes of an object (the default shard size), not the whole of it. */
     public static final long TIMEOUT_UNIT_BYTES = 256L << 20;
 
@@ -106,7 +109,7 @@ public final class ObjectDownload {
         Duration budget = callTimeout.multipliedBy(units);
         long deadline = System.nanoTime() + budget.toNanos();
         String etag = null;
-        byte[] copy = COPY.get();
+        ByteBuffer copy = COPY.get();
         Written written = new Written();
         try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (int attempt = 1; ; attempt++) {
@@ -193,14 +196,15 @@ public final class ObjectDownload {
         }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, byte[] copy, Written written,
+    private long copy(InputStream in, FileChannel out, long have, long expected, ByteBuffer copy, Written written,
                       long deadline, Duration budget, String object, LongConsumer arrived) throws IOException {
-        for (int n; have < expected && (n = in.read(copy, 0, (int) Math.min(copy.length, expected - have))) > 0; ) {
-            ByteBuffer bytes = ByteBuffer.wrap(copy, 0, n);
-            while (bytes.hasRemaining()) {
-                out.write(bytes);
+        byte[] array = copy.array();
+        for (int n; have < expected && (n = in.read(array, 0, (int) Math.min(array.length, expected - have))) > 0; ) {
+            copy.clear().limit(n);
+            while (copy.hasRemaining()) {
+                out.write(copy);
             }
-            written.crc.update(copy, 0, n);
+            written.crc.update(array, 0, n);
             written.bytes += n;
             have += n;
             arrived.accept(n);

@@ -6,7 +6,6 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -26,7 +25,7 @@ public final class S3Clients {
      */
     public static S3Client create(S3Settings settings) {
         S3ClientBuilder builder = S3Client.builder()
-            .httpClientBuilder(ApacheHttpClient.builder())
+            .httpClientBuilder(settings.httpClient())
             .region(region(settings))
             .forcePathStyle(settings.pathStyle())
             .serviceConfiguration(S3Configuration.builder()
@@ -37,7 +36,8 @@ public final class S3Clients {
                 .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                     .maxAttempts(settings.maxAttempts()).build())
                 .apiCallAttemptTimeout(settings.attemptTimeout())
-                .apiCallTimeout(settings.callTimeout()));
+                .apiCallTimeout(settings.callTimeout())
+                .executionInterceptors(settings.interceptors()));
         settings.endpoint().ifPresent(builder::endpointOverride);
         builder.credentialsProvider(settings.hasStaticCredentials()
             ? StaticCredentialsProvider.create(

@@ -2,8 +2,13 @@ package io.pinshard.s3;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
 
 /**
  * How to reach an S3-compatible store. Every setting left empty comes from the AWS SDK's standard configuration
@@ -25,6 +30,8 @@ public final class S3Settings {
     private final Duration callTimeout;
     private final int concurrentFetches;
     private final ChunkedEncoding chunkedEncoding;
+    private final SdkHttpClient.Builder<?> httpClient;
+    private final List<ExecutionInterceptor> interceptors;
 
     /**
      * Whether the SDK sends request bodies aws-chunked (signed chunk by chunk; it does so over http, not over https).
@@ -71,6 +78,8 @@ public final class S3Settings {
         this.callTimeout = b.callTimeout;
         this.concurrentFetches = b.concurrentFetches;
         this.chunkedEncoding = b.chunkedEncoding;
+        this.httpClient = b.httpClient;
+        this.interceptors = List.copyOf(b.interceptors);
     }
 
     /** Settings that take everything from the SDK's standard configuration. */
@@ -133,6 +142,16 @@ public final class S3Settings {
         return chunkedEncoding;
     }
 
+    /** The HTTP client the S3 client is built over: Apache's unless the builder set another (a benchmark's). */
+    public SdkHttpClient.Builder<?> httpClient() {
+        return httpClient != null ? httpClient : ApacheHttpClient.builder();
+    }
+
+    /** Interceptors the client runs on every request (a test's or benchmark's request counter); none by default. */
+    public List<ExecutionInterceptor> interceptors() {
+        return interceptors;
+    }
+
     /** These settings with request bodies sent aws-chunked or not. */
     public S3Settings withChunkedEncoding(ChunkedEncoding mode) {
         Builder b = new Builder();
@@ -145,6 +164,8 @@ public final class S3Settings {
         b.attemptTimeout = attemptTimeout;
         b.callTimeout = callTimeout;
         b.concurrentFetches = concurrentFetches;
+        b.httpClient = httpClient;
+        b.interceptors.addAll(interceptors);
         return b.chunkedEncoding(mode).build();
     }
 
@@ -177,6 +198,8 @@ public final class S3Settings {
         private Duration callTimeout = Duration.ofMinutes(5);
         private int concurrentFetches = DEFAULT_CONCURRENT_FETCHES;
         private ChunkedEncoding chunkedEncoding;
+        private SdkHttpClient.Builder<?> httpClient;
+        private final List<ExecutionInterceptor> interceptors = new ArrayList<>();
 
         private Builder() {
         }
@@ -240,6 +263,18 @@ public final class S3Settings {
         /** Whether request bodies go aws-chunked (default: {@value ChunkedEncoding#ENVIRONMENT}, else auto). */
         public Builder chunkedEncoding(ChunkedEncoding mode) {
             this.chunkedEncoding = mode;
+            return this;
+        }
+
+        /** Another HTTP client than Apache's (DownloadCpuBench compares them); null: Apache's. */
+        public Builder httpClient(SdkHttpClient.Builder<?> httpClient) {
+            this.httpClient = httpClient;
+            return this;
+        }
+
+        /** Adds an interceptor run on every request of the clients built from these settings. */
+        public Builder interceptor(ExecutionInterceptor interceptor) {
+            this.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
         }
 

@@ -81,4 +81,13 @@ public final class S3TestData {
         });
         return sum[0];
     }
+
+    /** Deletes {@code directory} and everything under it (the benchmarks' clean-up). */
+    public static void deleteTree(Path directory) throws IOException {
+        try (var paths = Files.walk(directory)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
 }

@@ -1,6 +1,5 @@
 package io.pinshard.examples.s3;
 
-import io.pinshard.format.Codec;
 import io.pinshard.loader.Epoch;
 import io.pinshard.loader.Loader;
 import io.pinshard.loader.options.LoaderOptions;
@@ -437,13 +436,16 @@ public final class S3StreamBench {
             DatasetWriterOptions options = DatasetWriterOptions.defaults().withTargetShardBytes(target)
                 .withClasses(dataset.classes());
             RecordView view = new RecordView();
-            ByteBuffer scratch = ByteBuffer.allocateDirect((int) dataset.maxPayloadBytes(Codec.JPEG)
-                + (int) dataset.maxPayloadBytes(Codec.RAW) + (int) dataset.maxPayloadBytes(Codec.LZ4) + 64);
-            UnsafeBuffer buffer = new UnsafeBuffer(scratch);
+            // maxPayloadBytes covers only the shards checked so far (none at open): grow with the records, or
+            // copyPayload writes past the buffer.
+            UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(1 << 20));
             try (DatasetWriter writer = new DatasetWriter(to, options)) {
                 for (int copy = 0; copy < repeat; copy++) {
                     for (long r = 0; r < dataset.size(); r++) {
                         dataset.record(r, view);
+                        if (view.payloadLength() > buffer.capacity()) {
+                            buffer.wrap(ByteBuffer.allocateDirect(view.payloadLength()));
+                        }
                         view.copyPayload(0, view.payloadLength(), buffer.addressOffset());
                         writer.appendPayload(view.codec(), buffer, 0, view.payloadLength(), view.height(),
                             view.width(), view.channels(), view.label(), copy == 0 ? view.key() : view.key() + "#" + copy);
