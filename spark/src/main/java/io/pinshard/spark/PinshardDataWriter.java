@@ -138,7 +138,12 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
 
     /** A {@link WriteSettings.Layout#PATHS} row's file, read and converted as convert reads and converts a file. */
     private ConvertedImage convertFile(String path, String key, int label) {
-        Path file = LocalFiles.of(path);
+        Path file;
+        try {
+            file = LocalFiles.of(path);
+        } catch (IllegalArgumentException e) {
+            return ConvertedImage.rejected("cannot read: not a path (" + e.getMessage() + ")", 0);
+        }
         if (file == null) {
             return ConvertedImage.rejected("cannot read: " + path + " is not a local file (rows of path and length name"
                 + " local files; give rows on another file system binaryFile's content column)", 0);

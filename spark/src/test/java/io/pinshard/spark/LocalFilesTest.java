@@ -2,6 +2,7 @@ package io.pinshard.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -18,5 +19,14 @@ class LocalFilesTest {
         assertEquals(Path.of("relative/train"), LocalFiles.of("relative/train"));
         assertNull(LocalFiles.of("s3a://bucket/train/a.jpg"));
         assertNull(LocalFiles.of("hdfs://nn:8020/train"));
+        assertNull(LocalFiles.of("file://fileserver/train/a.jpg"), "a file: URI on another host");
+        assertEquals(Path.of("/train/a.jpg"), LocalFiles.of("file://localhost/train/a.jpg"));
+    }
+
+    @Test
+    void stringsThatAreNoPathAreRefusedNotMisread() {
+        for (String bad : new String[] {"file:", "file:relative/a.jpg", "file:/train/a\0b.jpg", "/train/a\0b.jpg"}) {
+            assertThrows(IllegalArgumentException.class, () -> LocalFiles.of(bad), bad);
+        }
     }
 }

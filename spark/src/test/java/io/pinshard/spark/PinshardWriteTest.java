@@ -184,14 +184,17 @@ class PinshardWriteTest {
 
         String gone = "file:" + temp.resolve("gone folder/gone.jpg");
         String remote = "s3a://bucket/train/a.jpg";
+        String noPath = "file:relative/a.jpg";
         StructType schema = new StructType().add("path", DataTypes.StringType).add("length", DataTypes.LongType);
         Path odd = temp.resolve("spark-paths-odd");
-        spark.createDataFrame(List.of(RowFactory.create(gone, 1000L), RowFactory.create(remote, 1000L)), schema)
+        spark.createDataFrame(List.of(RowFactory.create(gone, 1000L), RowFactory.create(remote, 1000L),
+                RowFactory.create(noPath, 1000L)), schema)
             .write().format("pinshard").mode("append").options(OPTIONS).option("labels", "none").save(odd.toString());
         DatasetManifest manifest = Json.readManifest(odd);
         assertEquals(0, manifest.records());
         Map<String, String> reasons = rejections(manifest);
-        assertEquals(Set.of(gone, remote), reasons.keySet());
+        assertEquals(Set.of(gone, remote, noPath), reasons.keySet());
+        assertTrue(reasons.get(noPath).startsWith("cannot read: not a path ("), reasons.get(noPath));
         assertTrue(reasons.get(gone).startsWith("cannot read: ") && reasons.get(gone).contains("gone.jpg"), reasons.get(gone));
         assertEquals("cannot read: " + remote + " is not a local file (rows of path and length name local files; give"
             + " rows on another file system binaryFile's content column)", reasons.get(remote));
