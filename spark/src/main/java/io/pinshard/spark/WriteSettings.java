@@ -39,7 +39,7 @@ import org.apache.spark.sql.types.StructType;
  *   <li>{@link Layout#PATHS}: {@code path} (string) and {@code length} (bigint) without {@code content}: binaryFile's
  *       rows with the content left out ({@code select("path", "length")}, so the scan reads no file), keys and labels
  *       as {@link Layout#FILES}. Each task reads its files itself, as convert reads them (straight into the decoder's
- *       buffer: no file's bytes in a row, no array per image), so the paths must be local ({@code file:}) on every
+ *       buffer: no copy of a file's bytes on the heap), so the paths must be local ({@code file:}) on every
  *       executor: a shared mount, or local mode. {@link PinshardSparkConvert} makes these rows for a local
  *       folder.</li>
  *   <li>{@link Layout#PIXELS}: {@code height}, {@code width}, {@code channels} (int) and {@code bytes} (binary,
