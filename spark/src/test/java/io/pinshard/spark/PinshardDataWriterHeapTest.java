@@ -32,11 +32,7 @@ class PinshardDataWriterHeapTest {
     @Test
     void pathRowsLeaveTheFilesBytesOffTheHeap() throws Exception {
         Path photos = SparkTestSupport.photos();
-        assumeTrue(photos != null, SparkTestSupport.NO_PHOTOS);
-        List<Path> jpegs;
-        try (Stream<Path> files = Files.walk(photos)) {
-            jpegs = files.filter(p -> p.toString().endsWith(".jpg")).sorted().limit(4).toList();
-        }
+        List<Path> jpegs = SparkTestSupport.jpegs(4);
         assumeTrue(jpegs.size() == 4, "fewer than four photos");
         Path input = temp.resolve("input");
         long fileBytes = 0;

@@ -4,7 +4,6 @@ import static io.pinshard.spark.SparkTestSupport.records;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
@@ -29,12 +28,7 @@ class PinshardSparkConvertTest {
 
     @Test
     void manifestInputGivesConvertsDatasetWithConvertsOptions() throws Exception {
-        Path photos = SparkTestSupport.photos();
-        assumeTrue(photos != null, SparkTestSupport.NO_PHOTOS);
-        List<Path> jpegs;
-        try (Stream<Path> files = Files.walk(photos)) {
-            jpegs = files.filter(p -> p.toString().endsWith(".jpg")).sorted().limit(6).toList();
-        }
+        List<Path> jpegs = SparkTestSupport.jpegs(6);
         StringBuilder csv = new StringBuilder("path,label\n");
         for (int i = 0; i < jpegs.size(); i++) {
             csv.append(jpegs.get(i)).append(',').append(i % 2 == 0 ? "even" : "odd").append('\n');
