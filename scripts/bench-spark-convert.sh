@@ -4,8 +4,8 @@
 # alternating ROUNDS times; prints every run's wall time, the best and the median of each, and their ratios. A third
 # job, Spark converting one image, shows Spark's fixed cost (JVM, SparkContext, planning, codegen), which larger inputs
 # amortise: the per-image part is what the data source adds. Before the timed rounds, untimed one-image runs of each
-# job make their class-data-sharing archives, and the Spark JVM runs with the flags docs/convert.md gives
-# spark-submit (convert's C1 and serial GC, the archive): a user's second run on is what is measured.
+# job make their class-data-sharing archives, and the Spark JVM runs with the flags docs/convert.md gives a job on
+# one machine (convert's C1 and serial GC, the archive): a user's second run on is what is measured.
 # Usage: scripts/bench-spark-convert.sh [REPEAT] [ROUNDS]   (REPEAT copies of the cached photos, default 2; ROUNDS default 3)
 # Env: PINSHARD_PHOTOS (photo cache), BENCH_DIR (scratch, default /tmp/pinshard-bench-spark), CODEC (default auto),
 #      PARTITIONS (Spark tasks, default PinshardSparkConvert's: 4 per core).
@@ -36,8 +36,8 @@ java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 cat "$photos"/*/* >/dev/null  # warm the page cache
 # Both jobs start as a user's repeated runs do, from a class-data-sharing archive of the classes they load: convert
 # from ./pinshard's (its first run records the list, the next start dumps the archive in the background), the
-# Spark job from the one its JVM writes at its first exit (jvm-flags.sh --cds-auto, as docs/convert.md tells
-# spark-submit users). The Spark JVM also takes convert's JIT and GC flags (--command convert: C1, serial GC).
+# Spark job from the one its JVM writes at its first exit (jvm-flags.sh --cds-auto, as docs/convert.md's
+# "Start-up" tells users). The Spark JVM also takes convert's JIT and GC flags (--command convert: C1, serial GC).
 cds_dir="${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/cds"
 spark_flags_now() { "$root/scripts/jvm-flags.sh" --spark "$java_bin" --command convert --cds-auto "$work/spark-cds.jsa"; }
 spark_job() { # INPUT OUTPUT
