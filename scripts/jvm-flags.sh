@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Prints, on one line, the JVM flags pinshard needs for a java: the root pom's pinshard.jvm.flags, plus
 # pinshard.jvm.jdk24Flags when that java is JDK 24 or later (JDK 17 refuses them).
-# Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME] [--cds-list LIST | --cds-dump LIST FILE | --cds-use FILE]
+# Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME]
+#                             [--cds-list LIST | --cds-dump LIST FILE | --cds-use FILE | --cds-auto FILE]
 #   --spark     adds pinshard.jvm.sparkFlags, the opens a JVM running Spark needs (scripts/bench-spark-convert.sh)
 #   JAVA        default: $JAVA_HOME/bin/java, else java on the PATH
 #   --command   the pinshard subcommand: convert adds pinshard.jvm.convertFlags
 #   --cds-*     pinshard.jvm.cdsListFlags (record the classes the run loads in LIST),
 #               pinshard.jvm.cdsDumpFlags (dump the class-data-sharing archive FILE of the classes in LIST) or
 #               pinshard.jvm.cdsUseFlags (map FILE); @LIST@ and @ARCHIVE@ replaced by LIST and FILE
+#   --cds-auto  an archive the JVM keeps itself, for a JVM no launcher of ours starts (a Spark job's): JDK 19 and
+#               later pinshard.jvm.cdsAutoFlags (map FILE, written at exit when missing or stale); JDK 17
+#               pinshard.jvm.cdsUseFlags when FILE exists, else pinshard.jvm.cdsAtExitFlags (write FILE at exit)
 # The pom is the one home of the list: surefire reads the property, the JMH forks jmh's filtered
 # jvm-flags.properties, and ./pinshard, jmh/run.sh and the other scripts this script.
 set -euo pipefail
@@ -23,6 +27,7 @@ while [[ $# -gt 0 ]]; do
     --cds-list) cds_flags=pinshard.jvm.cdsListFlags; list="$2"; shift 2;;
     --cds-dump) cds_flags=pinshard.jvm.cdsDumpFlags; list="$2"; archive="$3"; shift 3;;
     --cds-use) cds_flags=pinshard.jvm.cdsUseFlags; archive="$2"; shift 2;;
+    --cds-auto) cds_flags=auto; archive="$2"; shift 2;;
     *) echo "jvm-flags.sh: unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -39,6 +44,11 @@ if [[ -z "$major" ]]; then
   major="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
 fi
 if [[ "${major%%.*}" -ge 24 ]]; then flags+=" $(property pinshard.jvm.jdk24Flags)"; fi
+if [[ "$cds_flags" == auto ]]; then  # JDK 17 has no -XX:+AutoCreateSharedArchive (and refuses to start with it)
+  if [[ "${major%%.*}" -ge 19 ]]; then cds_flags=pinshard.jvm.cdsAutoFlags
+  elif [[ -f "$archive" ]]; then cds_flags=pinshard.jvm.cdsUseFlags
+  else cds_flags=pinshard.jvm.cdsAtExitFlags; fi
+fi
 if [[ "$spark" == 1 ]]; then flags+=" $(property pinshard.jvm.sparkFlags)"; fi
 if [[ "$command" == convert ]]; then flags+=" $(property pinshard.jvm.convertFlags)"; fi
 if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed -e "s:@ARCHIVE@:$archive:g" -e "s:@LIST@:$list:g")"; fi

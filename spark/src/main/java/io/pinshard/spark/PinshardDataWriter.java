@@ -69,7 +69,7 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
         ConvertedImage result;
         int label;
         switch (settings.layout) {
-            case FILES -> {
+            case FILES, PATHS -> {
                 String path = row.getUTF8String(o[0]).toString();
                 key = path;
                 if (settings.root != null) {
@@ -90,9 +90,13 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
                     reject(key, labelProblem);
                     return;
                 }
-                byte[] content = row.isNullAt(o[1]) ? null : row.getBinary(o[1]);
-                result = content == null ? ConvertedImage.rejected("cannot read: no content (null)", 0)
-                    : processor.convertEncoded(content, 0, content.length);
+                if (settings.layout == WriteSettings.Layout.PATHS) {
+                    result = convertFile(path, key, label);
+                } else {
+                    byte[] content = row.isNullAt(o[1]) ? null : row.getBinary(o[1]);
+                    result = content == null ? ConvertedImage.rejected("cannot read: no content (null)", 0)
+                        : processor.convertEncoded(content, 0, content.length);
+                }
             }
             case PIXELS -> {
                 key = row.getUTF8String(settings.keyOrdinal).toString();
@@ -130,6 +134,21 @@ final class PinshardDataWriter implements DataWriter<InternalRow> {
         } catch (IllegalArgumentException e) { // a key or field value the format cannot hold; checked before writing
             reject(key, e.getMessage());
         }
+    }
+
+    /** A {@link WriteSettings.Layout#PATHS} row's file, read and converted as convert reads and converts a file. */
+    private ConvertedImage convertFile(String path, String key, int label) {
+        Path file;
+        try {
+            file = LocalFiles.of(path);
+        } catch (IllegalArgumentException e) {
+            return ConvertedImage.rejected("cannot read: not a path (" + e.getMessage() + ")", 0);
+        }
+        if (file == null) {
+            return ConvertedImage.rejected("cannot read: " + path + " is not a local file (rows of path and length name"
+                + " local files; give rows on another file system binaryFile's content column)", 0);
+        }
+        return processor.convert(InputItem.file(key, label, file));
     }
 
     /** {@code text} if it is one JSON value (what verify demands of a json field), else the row's rejection. */

@@ -8,7 +8,6 @@ import io.pinshard.writer.convert.ManifestLister;
 import io.pinshard.writer.convert.WebDatasetLister;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,7 +109,7 @@ public final class PinshardSparkConvert {
         SparkSession spark = SparkSession.builder().appName("pinshard convert").getOrCreate();
         int partitions = partitionsText != null ? Integer.parseInt(partitionsText)
             : 4 * spark.sparkContext().defaultParallelism();
-        Path local = localPath(input);
+        Path local = LocalFiles.of(input);
         String resolved = kind == null || kind.equals("auto")
             ? local != null && ManifestLister.isManifest(local) ? "manifest"
             : local != null && Files.exists(local) && WebDatasetLister.isWebDataset(local) ? "webdataset" : "folder"
@@ -120,8 +119,10 @@ public final class PinshardSparkConvert {
             case "folder" -> {
                 // Spark packs files into partitions of about totalBytes / minPartitionNum: this many tasks.
                 spark.conf().set("spark.sql.files.minPartitionNum", String.valueOf(partitions));
+                // A local folder's files are read by the tasks themselves, as convert reads them (without content the
+                // scan opens no file); another file system's through binaryFile's content.
                 rows = spark.read().format("binaryFile").option("recursiveFileLookup", "true").load(input)
-                    .select("path", "content");
+                    .select("path", local != null ? "length" : "content");
                 options.put("root", input);
                 options.put("labels", labelled ? "folder" : "none");
             }
@@ -174,11 +175,4 @@ public final class PinshardSparkConvert {
         return spark.createDataFrame(rows, schema);
     }
 
-    /** The local path {@code input} names (a plain path or a file: URI), or null for another file system. */
-    static Path localPath(String input) {
-        if (input.startsWith("file:")) {
-            return Path.of(URI.create(input));
-        }
-        return input.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*") ? null : Path.of(input);
-    }
 }

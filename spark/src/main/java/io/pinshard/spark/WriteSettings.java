@@ -36,6 +36,12 @@ import org.apache.spark.sql.types.StructType;
  *       first-level folders are the classes, the ImageFolder convention of {@code pinshard convert}); the classes are
  *       those folders, sorted, unless option {@code classes} lists them. Files convert would skip (hidden, not an
  *       image extension) are skipped and counted as ignored.</li>
+ *   <li>{@link Layout#PATHS}: {@code path} (string) and {@code length} (bigint) without {@code content}: binaryFile's
+ *       rows with the content left out ({@code select("path", "length")}, so the scan reads no file), keys and labels
+ *       as {@link Layout#FILES}. Each task reads its files itself, as convert reads them (straight into the decoder's
+ *       buffer: no copy of a file's bytes on the heap), so the paths must be local ({@code file:}) on every
+ *       executor: a shared mount, or local mode. {@link PinshardSparkConvert} makes these rows for a local
+ *       folder.</li>
  *   <li>{@link Layout#PIXELS}: {@code height}, {@code width}, {@code channels} (int) and {@code bytes} (binary,
  *       row-major uint8, 1 to 4 channels, RGB order), with a key column ({@code keyColumn}, default {@code key}).</li>
  *   <li>{@link Layout#LISTED}: {@code key}, {@code file}, {@code offset}, {@code length} and {@code problem}, the
@@ -54,7 +60,14 @@ import org.apache.spark.sql.types.StructType;
 final class WriteSettings implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    enum Layout { FILES, PIXELS, LISTED }
+    enum Layout {
+        FILES, PATHS, PIXELS, LISTED;
+
+        /** binaryFile's rows (with or without content): keyed by their path, labelled by its folders. */
+        boolean isFiles() {
+            return this == FILES || this == PATHS;
+        }
+    }
 
     enum Labels { FOLDER, COLUMN, NONE }
 
@@ -133,6 +146,10 @@ final class WriteSettings implements Serializable {
         if (has(schema, "path", DataTypes.StringType) && has(schema, "content", DataTypes.BinaryType)) {
             layout = Layout.FILES;
             ordinals = new int[] {schema.fieldIndex("path"), schema.fieldIndex("content")};
+        } else if (has(schema, "path", DataTypes.StringType) && has(schema, "length", DataTypes.LongType)
+            && !Arrays.asList(schema.fieldNames()).contains("content")) {
+            layout = Layout.PATHS;
+            ordinals = new int[] {schema.fieldIndex("path")};
         } else if (has(schema, "bytes", DataTypes.BinaryType) && has(schema, "height", DataTypes.IntegerType)
             && has(schema, "width", DataTypes.IntegerType) && has(schema, "channels", DataTypes.IntegerType)) {
             layout = Layout.PIXELS;
@@ -145,14 +162,15 @@ final class WriteSettings implements Serializable {
                 schema.fieldIndex("problem")};
         } else {
             throw new IllegalArgumentException("pinshard: cannot write rows of " + schema.simpleString() + ": expected"
-                + " path: string and content: binary (spark.read.format(\"binaryFile\")), or height, width, channels: int"
+                + " path: string and content: binary (spark.read.format(\"binaryFile\")), path: string and length: bigint"
+                + " (binaryFile's rows without content: local files each task reads), or height, width, channels: int"
                 + " and bytes: binary (decoded pixels) with a key column");
         }
         String rootOption = lower.get("root");
         String root = null;
         if (rootOption != null) {
-            if (layout != Layout.FILES) {
-                throw new IllegalArgumentException("pinshard: option root applies to path/content (binaryFile) rows only");
+            if (!layout.isFiles()) {
+                throw new IllegalArgumentException("pinshard: option root applies to binaryFile rows (path with content or length) only");
             }
             root = qualify(rootOption, hadoop);
         }
@@ -161,7 +179,7 @@ final class WriteSettings implements Serializable {
         String labelsOption = lower.get("labels");
         Labels labels;
         if (labelsOption == null) {
-            labels = hasLabelColumn ? Labels.COLUMN : layout == Layout.FILES && root != null ? Labels.FOLDER : Labels.NONE;
+            labels = hasLabelColumn ? Labels.COLUMN : layout.isFiles() && root != null ? Labels.FOLDER : Labels.NONE;
         } else {
             try {
                 labels = Labels.valueOf(labelsOption.trim().toUpperCase(Locale.ROOT));
@@ -186,8 +204,8 @@ final class WriteSettings implements Serializable {
         LabelType labelType = null;
         switch (labels) {
             case FOLDER -> {
-                if (layout != Layout.FILES || root == null) {
-                    throw new IllegalArgumentException("pinshard: labels=folder needs path/content (binaryFile) rows and"
+                if (!layout.isFiles() || root == null) {
+                    throw new IllegalArgumentException("pinshard: labels=folder needs binaryFile rows (path with content or length) and"
                         + " option root, the folder whose subfolders are the classes");
                 }
                 if (classes == null) {
@@ -220,7 +238,7 @@ final class WriteSettings implements Serializable {
             }
         }
         int keyOrdinal = -1;
-        if (layout != Layout.FILES) {
+        if (!layout.isFiles()) {
             String keyColumn = lower.getOrDefault("keycolumn", "key");
             if (!has(schema, keyColumn, DataTypes.StringType)) {
                 throw new IllegalArgumentException("pinshard: rows need a string key column '" + keyColumn + "' (option keyColumn)");

@@ -79,23 +79,26 @@ class PinshardWriteTest {
         return SparkConvertOptions.parse(OPTIONS).withWorkers(2);
     }
 
-    @Test
-    void sameRecordsAsConvertVerifiesAndReadsBack() throws Exception {
-        Path converted = temp.resolve("converted");
-        ConvertSummary summary = new Converter(convertOptions(), ConvertProgress.NONE).run(FolderLister.list(input, true),
-            null, converted);
-        SparkSession spark = SparkTestSupport.spark();
-        Path written = temp.resolve("spark");
-        Dataset<Row> files = spark.read().format("binaryFile").option("recursiveFileLookup", "true").load(input.toString());
-        assertTrue(files.rdd().getNumPartitions() >= 3, "the photos should spread over several tasks");
-        files.write().format("pinshard").mode("append").options(OPTIONS).option("root", input.toString()).save(written.toString());
+    private static Path converted;
+    private static ConvertSummary convertSummary;
 
-        assertEquals(List.of(), new DatasetVerifier().verify(written), "pinshard verify of the Spark dataset");
+    /** {@code pinshard convert} of the input (once, for every test that compares with it). */
+    static synchronized Path converted() throws Exception {
+        if (converted == null) {
+            Path into = temp.resolve("converted");
+            convertSummary = new Converter(convertOptions(), ConvertProgress.NONE).run(FolderLister.list(input, true), null, into);
+            converted = into;
+        }
+        return converted;
+    }
+
+    /** {@code written} holds convert's records (keys, labels, shapes, codecs, pixels) and its rejections but one. */
+    static void assertSameAsConvert(Path written) throws Exception {
         DatasetManifest ours = Json.readManifest(written);
-        DatasetManifest theirs = Json.readManifest(converted);
+        DatasetManifest theirs = Json.readManifest(converted());
         assertEquals(theirs.classes(), ours.classes());
         assertEquals(theirs.metadata().get("preprocessing"), ours.metadata().get("preprocessing"));
-        Map<String, Decoded> expected = records(converted);
+        Map<String, Decoded> expected = records(converted());
         Map<String, Decoded> actual = records(written);
         assertEquals(expected.keySet(), actual.keySet());
         for (String key : expected.keySet()) {
@@ -111,9 +114,24 @@ class PinshardWriteTest {
         int given = images - 1;
         assertEquals((long) given, ((Number) meta.get("inputs")).longValue());
         assertEquals(given, ours.records() + ours.rejected().size(), "images in = written + rejected");
-        assertEquals(summary.written(), ours.records());
-        assertTrue(ours.shards().size() > ((Number) meta.get("partitions")).intValue(), "several shards per task");
+        assertEquals(convertSummary.written(), ours.records());
         assertFalse(Files.exists(written.resolve(Staging.FOLDER)), "staging removed after the commit");
+    }
+
+    @Test
+    void sameRecordsAsConvertVerifiesAndReadsBack() throws Exception {
+        SparkSession spark = SparkTestSupport.spark();
+        Path written = temp.resolve("spark");
+        Dataset<Row> files = spark.read().format("binaryFile").option("recursiveFileLookup", "true").load(input.toString());
+        assertTrue(files.rdd().getNumPartitions() >= 3, "the photos should spread over several tasks");
+        files.write().format("pinshard").mode("append").options(OPTIONS).option("root", input.toString()).save(written.toString());
+
+        assertEquals(List.of(), new DatasetVerifier().verify(written), "pinshard verify of the Spark dataset");
+        assertSameAsConvert(written);
+        DatasetManifest ours = Json.readManifest(written);
+        Map<String, Decoded> actual = records(written);
+        Map<?, ?> meta = (Map<?, ?>) ours.metadata().get("spark");
+        assertTrue(ours.shards().size() > ((Number) meta.get("partitions")).intValue(), "several shards per task");
 
         // Read back: one row per record, the index columns and the decoded pixels as the reader gives them.
         Dataset<Row> read = spark.read().format("pinshard").option("payload", "pixels").load(written.toString());
@@ -145,6 +163,41 @@ class PinshardWriteTest {
         Exception refused = assertThrows(Exception.class, () -> files.write().format("pinshard").mode("append")
             .options(OPTIONS).option("root", input.toString()).save(written.toString()));
         assertTrue(String.valueOf(refused.getMessage()).contains("already holds a dataset"), refused.toString());
+    }
+
+    /**
+     * binaryFile's rows without content (what PinshardSparkConvert writes for a local folder): the scan opens no
+     * file, each task reads its files as convert reads them, and the dataset is convert's; a path that is gone or
+     * not on a local file system is rejected with its reason.
+     */
+    @Test
+    void rowsWithoutContentAreReadByTheTasksAsConvertReadsFiles() throws Exception {
+        SparkSession spark = SparkTestSupport.spark();
+        Path written = temp.resolve("spark-paths");
+        Dataset<Row> files = spark.read().format("binaryFile").option("recursiveFileLookup", "true").load(input.toString())
+            .select("path", "length");
+        assertTrue(files.rdd().getNumPartitions() >= 3, "the photos should spread over several tasks");
+        files.write().format("pinshard").mode("append").options(OPTIONS).option("root", input.toString())
+            .save(written.toString());
+        assertEquals(List.of(), new DatasetVerifier().verify(written), "pinshard verify of the Spark dataset");
+        assertSameAsConvert(written);
+
+        String gone = "file:" + temp.resolve("gone folder/gone.jpg");
+        String remote = "s3a://bucket/train/a.jpg";
+        String noPath = "file:relative/a.jpg";
+        StructType schema = new StructType().add("path", DataTypes.StringType).add("length", DataTypes.LongType);
+        Path odd = temp.resolve("spark-paths-odd");
+        spark.createDataFrame(List.of(RowFactory.create(gone, 1000L), RowFactory.create(remote, 1000L),
+                RowFactory.create(noPath, 1000L)), schema)
+            .write().format("pinshard").mode("append").options(OPTIONS).option("labels", "none").save(odd.toString());
+        DatasetManifest manifest = Json.readManifest(odd);
+        assertEquals(0, manifest.records());
+        Map<String, String> reasons = rejections(manifest);
+        assertEquals(Set.of(gone, remote, noPath), reasons.keySet());
+        assertTrue(reasons.get(noPath).startsWith("cannot read: not a path ("), reasons.get(noPath));
+        assertTrue(reasons.get(gone).startsWith("cannot read: ") && reasons.get(gone).contains("gone.jpg"), reasons.get(gone));
+        assertEquals("cannot read: " + remote + " is not a local file (rows of path and length name local files; give"
+            + " rows on another file system binaryFile's content column)", reasons.get(remote));
     }
 
     @Test

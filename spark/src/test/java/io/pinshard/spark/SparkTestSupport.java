@@ -51,6 +51,15 @@ final class SparkTestSupport {
 
     static final String NO_PHOTOS = "real photos not cached: run scripts/fetch-photos.sh (needs a Debian mirror)";
 
+    /** The first {@code limit} JPEGs of the cached photos, in path order; the test is skipped without the photos. */
+    static List<Path> jpegs(int limit) throws IOException {
+        Path photos = photos();
+        org.junit.jupiter.api.Assumptions.assumeTrue(photos != null, NO_PHOTOS);
+        try (Stream<Path> files = Files.walk(photos)) {
+            return files.filter(p -> p.toString().endsWith(".jpg")).sorted().limit(limit).toList();
+        }
+    }
+
     /**
      * Copies the photos' JPEGs and (with {@code pngs}) the 1080-wide PNGs into {@code into}/Theme/name, an
      * ImageFolder tree; returns how many images it copied.
