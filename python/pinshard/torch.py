@@ -85,6 +85,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
     crop and flip (a list of `[k, 4]` tensors); `field_bytes` is the room per sample (1024 by default).
 
+    `order` is "random", "sequential" or "quasi-random" (shard-local windows, several shuffled together: a dataset
+    larger than RAM streams through the page cache); `server_options` passes any other `pinshard serve` option by
+    name, e.g. `{"window": 2048, "interleave": 4}` for quasi-random's window and how many windows are mixed.
+
     Use it directly or through `DataLoader(ds, batch_size=None)` with `num_workers=0`: the server already decodes
     and crops in `workers` JVM threads, and worker processes would each start a server and deliver the epoch again
     (refused).
