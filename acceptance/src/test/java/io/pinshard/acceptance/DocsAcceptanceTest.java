@@ -202,7 +202,11 @@ class DocsAcceptanceTest {
         env.put("HOME", workspace.home().toString());
         // Java takes user.home from the password file, not from HOME: without this, the defaults under ~ that the
         // commands use (the demo's ~/.cache/pinshard/demo, the S3 cache) would be the developer's own.
-        env.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + workspace.home());
+        // The same for java.io.tmpdir (convert -o s3://'s default staging directory lives there): a block's state
+        // stays in its workspace, so two builds at once, or the developer's own convert, never share it.
+        Path tmp = workspace.home().resolve("tmp");
+        Files.createDirectories(tmp);
+        env.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + workspace.home() + " -Djava.io.tmpdir=" + tmp);
         env.put("PATH", bin + File.pathSeparator + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.remove("XDG_CACHE_HOME");
         env.remove("PINSHARD_COMMAND");

@@ -179,6 +179,14 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
         }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
+        // The default staging directory is shared by every convert to this destination: one at a time.
+        try (java.io.Closeable held = remote != null && staging == null ? StagingDirectory.hold(output, outputArg) : null) {
+            return convertInto(options, remote, out, err);
+        }
+    }
+
+    private int convertInto(ConvertOptions options, S3Location remote, PrintWriter out, PrintWriter err)
+        throws IOException {
         PartSpec partSpec = part == null ? null : PartSpec.parse(part);
         if (!Files.exists(input)) {
             throw new IllegalArgumentException("input " + input + " does not exist");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.s3.S3Clients;
+import io.pinshard.s3.S3Location;
 import io.pinshard.s3.S3TestSettings;
 import io.pinshard.testkit.S3ServerExtension;
 import io.pinshard.testkit.S3TestServer;
@@ -163,6 +164,25 @@ class PushPullCommandTest {
         assertEquals(0, run("pull", to, pulled.toString(), "--progress", "none").exitCode());
         assertEquals(0, CommandTestSupport.run("verify", pulled.toString()).exitCode());
         assertEquals(ConvertFixtures.GOOD, Json.readManifest(pulled).records());
+        assertSecretNeverPrinted();
+    }
+
+    @Test
+    void aSecondConvertToTheSameDestinationWaitsItsTurnForTheDefaultStagingDirectory() throws IOException {
+        Path input = ConvertFixtures.imageFolder(tmp.resolve("images"));
+        String to = "s3://" + bucket + "/held-" + System.nanoTime();
+        Path staging = StagingDirectory.of(S3Location.parse(to));
+        String[] args = {"convert", input.toString(), "-o", to, "--shorter-side", "32", "--shard-size", "4KiB",
+            "--progress", "none", "--workers", "2"};
+        try (java.io.Closeable first = StagingDirectory.hold(staging, to)) {
+            CommandTestSupport.Result second = run(args);
+            assertEquals(1, second.exitCode(), second.out());
+            assertTrue(second.err().contains("another pinshard convert is writing " + to), second.err());
+            assertFalse(Files.exists(staging), "refused before anything was written");
+        }
+        CommandTestSupport.Result alone = run(args);
+        assertEquals(0, alone.exitCode(), alone.err());
+        assertTrue(alone.out().contains("deleted the staging directory " + staging), alone.out());
         assertSecretNeverPrinted();
     }
 
