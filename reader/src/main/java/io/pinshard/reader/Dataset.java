@@ -306,6 +306,15 @@ public final class Dataset implements AutoCloseable {
         return manifest.shards().get(index).bytes();
     }
 
+    /** Length of the dataset's largest shard file, from the manifest (0 for a dataset of no shards). */
+    public long largestShardBytes() {
+        long largest = 0;
+        for (DatasetManifest.ShardEntry entry : manifest.shards()) {
+            largest = Math.max(largest, entry.bytes());
+        }
+        return largest;
+    }
+
     public DatasetManifest manifest() {
         return manifest;
     }

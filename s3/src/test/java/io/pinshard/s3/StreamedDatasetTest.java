@@ -180,12 +180,10 @@ class StreamedDatasetTest {
     void theLoaderStreamsQuasiRandomWindowsWithinAQuarterOfTheDatasetFetchingEachShardOncePerEpoch() throws Exception {
         Path cache = temp.resolve("cache-loader");
         long total;
-        long largest = 0;
+        long largest;
         try (Dataset here = Dataset.open(local)) {
             total = here.manifest().bytes();
-            for (int s = 0; s < here.shardCount(); s++) {
-                largest = Math.max(largest, here.shardBytes(s));
-            }
+            largest = here.largestShardBytes();
         }
         long limit = Math.max(total / 4, 2 * largest);
         assertTrue(limit < total / 2, "a quarter of the dataset holds two shards: " + limit + " of " + total);
@@ -228,10 +226,7 @@ class StreamedDatasetTest {
         long largest;
         long total;
         try (Dataset here = Dataset.open(local)) {
-            largest = 0;
-            for (int s = 0; s < here.shardCount(); s++) {
-                largest = Math.max(largest, here.shardBytes(s));
-            }
+            largest = here.largestShardBytes();
             total = here.manifest().bytes();
         }
         long limit = 3 * largest;

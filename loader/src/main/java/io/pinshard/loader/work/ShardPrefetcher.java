@@ -114,10 +114,7 @@ public final class ShardPrefetcher implements Runnable {
                 + "quasi-random order (reads shard-local windows, fetched ahead in the order they are needed) or "
                 + "a cache limit of at least the dataset's size");
         }
-        long largest = 0;
-        for (int s = 0; s < dataset.shardCount(); s++) {
-            largest = Math.max(largest, dataset.shardBytes(s));
-        }
+        long largest = dataset.largestShardBytes();
         if (limit < 2 * largest) {
             throw new IllegalArgumentException("the cache limit of " + limit + " bytes for " + dataset.location()
                 + " holds less than two of its largest shards (" + largest + " bytes each): raise it to at least "

@@ -94,14 +94,12 @@ class ShardPrefetcherConcurrencyTest {
     void shardsAreFetchedSeveralAtATimeWithinTheSourcesConcurrencyAndTheLimit() throws Exception {
         TestDatasets.write(dir, 240, Codec.RAW, 3, 32 << 10); // shards of about ten records
         long total;
-        long largest = 0;
+        long largest;
         int shards;
         try (Dataset local = Dataset.open(dir)) {
             total = local.manifest().bytes();
             shards = local.shardCount();
-            for (int s = 0; s < shards; s++) {
-                largest = Math.max(largest, local.shardBytes(s));
-            }
+            largest = local.largestShardBytes();
         }
         assertTrue(shards >= 12, "shards: " + shards);
         long limit = Math.max(total / 2, 8 * largest);
