@@ -150,37 +150,22 @@ public final class DownloadCpuBench {
         throws Exception {
         Files.createDirectories(dir);
         ObjectDownload download = new ObjectDownload(s3, 3, java.time.Duration.ofMinutes(5));
-        AtomicLong fetchCpu = new AtomicLong();
-        AtomicLong heap = new AtomicLong();
-        long cpu0 = OS.getProcessCpuTime();
-        long t0 = System.nanoTime();
-        List<Future<?>> done = new ArrayList<>();
+        TimedTasks timed = new TimedTasks(pool);
         for (int i = 0; i < objects; i++) {
             String key = key(i);
             Path part = dir.resolve(key);
-            done.add(pool.submit(() -> {
-                long c = THREADS.getCurrentThreadCpuTime();
-                long h = THREADS.getCurrentThreadAllocatedBytes();
-                download.to(part, bucket, key, bytes, "s3://" + bucket + "/" + key, ObjectDownload.ResponseCheck.NONE,
-                    n -> { });
-                heap.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - h);
-                fetchCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c);
-                return null;
-            }));
+            timed.submit(() -> download.to(part, bucket, key, bytes, "s3://" + bucket + "/" + key,
+                ObjectDownload.ResponseCheck.NONE, n -> { }));
         }
-        for (Future<?> f : done) {
-            f.get();
-        }
-        long wall = System.nanoTime() - t0;
-        long cpu = OS.getProcessCpuTime() - cpu0;
+        timed.awaitAll();
+        timed.stop();
         try (var files = Files.list(dir)) {
             for (Path p : files.toList()) {
                 Files.delete(p);
             }
         }
         Files.delete(dir);
-        double gb = objects * (double) bytes / 1e9;
-        return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, objects * bytes / 1e6 / (wall / 1e9));
+        return timed.round(objects * bytes);
     }
 
     /** {@code shards} shards of about {@code bytes} each, records of 104 x 104 x 3 random pixels. */
@@ -203,72 +188,98 @@ public final class DownloadCpuBench {
     /** Every shard through the streamed cache: acquired (downloaded, checked, renamed) and released (evicted). */
     private static Round cacheRound(S3Settings settings, String bucket, ExecutorService pool, Path dir)
         throws Exception {
-        AtomicLong fetchCpu = new AtomicLong();
-        AtomicLong heap = new AtomicLong();
-        long cpu0 = OS.getProcessCpuTime();
-        long t0 = System.nanoTime();
+        TimedTasks timed = new TimedTasks(pool);
         long total;
         try (S3ShardSource source = S3ShardSource.open(S3Location.parse("s3://" + bucket + "/set"), settings, dir,
                 Long.MAX_VALUE)) {
-            List<Future<?>> done = new ArrayList<>();
             int n = source.manifest().shards().size();
             for (int i = 0; i < n; i++) {
                 int index = i;
-                done.add(pool.submit(() -> {
-                    long c = THREADS.getCurrentThreadCpuTime();
-                    long h = THREADS.getCurrentThreadAllocatedBytes();
+                timed.submit(() -> {
                     source.acquire(index);
                     source.release(index);
-                    heap.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - h);
-                    fetchCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c);
-                    return null;
-                }));
+                });
             }
-            for (Future<?> f : done) {
-                f.get();
-            }
+            timed.awaitAll();
             total = source.bytesFetched();
         }
-        long wall = System.nanoTime() - t0;
-        long cpu = OS.getProcessCpuTime() - cpu0;
+        timed.stop();
         S3TestData.deleteTree(dir);
-        double gb = total / 1e9;
-        return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, total / 1e6 / (wall / 1e9));
+        return timed.round(total);
     }
 
     /** The checks a downloaded shard gets before its rename, alone: every local shard, no download. */
     private static Round checksRound(Path dataset, ExecutorService pool) throws Exception {
         DatasetManifest manifest = Json.readManifest(dataset);
         int[] numbers = ManifestRules.expectedShardNumbers(manifest.shards());
-        AtomicLong fetchCpu = new AtomicLong();
-        AtomicLong heap = new AtomicLong();
-        long cpu0 = OS.getProcessCpuTime();
-        long t0 = System.nanoTime();
-        List<Future<?>> done = new ArrayList<>();
+        TimedTasks timed = new TimedTasks(pool);
         for (int i = 0; i < manifest.shards().size(); i++) {
             int index = i;
             DatasetManifest.ShardEntry entry = manifest.shards().get(i);
             int crc = (int) Long.parseLong(entry.crc32c(), 16);
-            done.add(pool.submit(() -> {
-                long c = THREADS.getCurrentThreadCpuTime();
-                long h = THREADS.getCurrentThreadAllocatedBytes();
+            timed.submit(() -> {
                 List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(
                     dataset.resolve(entry.file()), dataset.toString(), manifest, index, numbers[index], crc);
                 if (!problems.isEmpty()) {
                     throw new IllegalStateException(problems.toString());
                 }
+            });
+        }
+        timed.awaitAll();
+        timed.stop();
+        return timed.round(manifest.bytes());
+    }
+
+    /** A unit of work of a round, run on a pool thread. */
+    @FunctionalInterface
+    private interface Task {
+        void run() throws Exception;
+    }
+
+    /**
+     * One round's tasks on the pool, each measured by its own thread's CPU and heap counters (summed), the whole by
+     * the process's CPU and the wall time from this object's making to {@link #stop()}.
+     */
+    private static final class TimedTasks {
+        private final ExecutorService pool;
+        private final AtomicLong taskCpu = new AtomicLong();
+        private final AtomicLong heap = new AtomicLong();
+        private final List<Future<?>> done = new ArrayList<>();
+        private final long cpu0 = OS.getProcessCpuTime();
+        private final long t0 = System.nanoTime();
+        private long wall;
+        private long cpu;
+
+        TimedTasks(ExecutorService pool) {
+            this.pool = pool;
+        }
+
+        void submit(Task task) {
+            done.add(pool.submit(() -> {
+                long c = THREADS.getCurrentThreadCpuTime();
+                long h = THREADS.getCurrentThreadAllocatedBytes();
+                task.run();
                 heap.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - h);
-                fetchCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c);
+                taskCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - c);
                 return null;
             }));
         }
-        for (Future<?> f : done) {
-            f.get();
+
+        void awaitAll() throws Exception {
+            for (Future<?> f : done) {
+                f.get();
+            }
         }
-        long wall = System.nanoTime() - t0;
-        long cpu = OS.getProcessCpuTime() - cpu0;
-        double gb = manifest.bytes() / 1e9;
-        return new Round(cpu / 1e9 / gb, fetchCpu.get() / 1e9 / gb, heap.get() / gb, manifest.bytes() / 1e6 / (wall / 1e9));
+
+        void stop() {
+            wall = System.nanoTime() - t0;
+            cpu = OS.getProcessCpuTime() - cpu0;
+        }
+
+        Round round(long bytes) {
+            double gb = bytes / 1e9;
+            return new Round(cpu / 1e9 / gb, taskCpu.get() / 1e9 / gb, heap.get() / gb, bytes / 1e6 / (wall / 1e9));
+        }
     }
 
     private static String key(int i) {
