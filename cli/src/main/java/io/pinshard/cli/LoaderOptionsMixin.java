@@ -30,8 +30,8 @@ final class LoaderOptionsMixin {
     Integer window;
 
     @Option(names = "--interleave", paramLabel = "N", description = "quasi-random: windows (of different shards) "
-        + "shuffled together, 1-64 (default: chosen from the dataset, up to 16, so that a group's records fit 512 MiB "
-        + "and, streamed, half of the cache).")
+        + "shuffled together, 1-64 (default: chosen from the dataset, up to 16, so that a group's records fit "
+        + "512 MiB; a streamed dataset's cache must hold a group's shards plus one).")
     Integer interleave;
 
     @Option(names = "--eval", description = "Eval mode: resize + centre crop instead of random-resized-crop + flip.")

@@ -81,7 +81,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
             "fields of " + fields.count() + " x " + batchSize + " x " + fields.stride() + " bytes exceed 1 GiB per batch");
     }
 
-    /** {@link #quasiRandomInterleave()}: chosen by {@code Loader.open} from the dataset's record and shard sizes. */
+    /** {@link #quasiRandomInterleave()}: chosen by {@code Loader.open} from the dataset's records and bytes. */
     public static final int AUTO_INTERLEAVE = 0;
     /** The most quasi-random windows shuffled together. */
     public static final int MAX_INTERLEAVE = 64;

@@ -348,11 +348,12 @@ public final class ShardPrefetcher implements Runnable {
             if (shard < 0) {
                 continue;
             }
+            int oldest = Math.max(0, count - recent);
             int run = count - 1;
-            while (run >= 0 && run >= count - recent && runShard[slot][run] != shard) {
+            while (run >= oldest && runShard[slot][run] != shard) {
                 run--;
             }
-            if (run < 0 || run < count - recent) {
+            if (run < oldest) {
                 if (count == runShard[slot].length) {
                     runShard[slot] = Arrays.copyOf(runShard[slot], 2 * count);
                     runFirstBatch[slot] = Arrays.copyOf(runFirstBatch[slot], 2 * count);
