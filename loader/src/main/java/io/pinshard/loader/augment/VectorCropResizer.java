@@ -76,8 +76,6 @@ public final class VectorCropResizer implements CropKernel {
     private final byte[] outputRow;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
-    private final java.nio.ByteBuffer scratch;
-    private final long scratchAddress;
 
     public VectorCropResizer(int crop) {
         this.crop = crop;
@@ -101,8 +99,6 @@ public final class VectorCropResizer implements CropKernel {
         this.rowBytes = (padded + WINDOW_BYTES - 1) / WINDOW_BYTES * WINDOW_BYTES;
         this.resizedRows = new byte[][] {new byte[rowBytes], new byte[rowBytes], new byte[rowBytes], new byte[rowBytes]};
         this.outputRow = new byte[rowBytes];
-        this.scratch = StreamCopy.ON ? org.agrona.BufferUtil.allocateDirectAligned(values * crop + 64, 64) : null;
-        this.scratchAddress = StreamCopy.ON ? org.agrona.BufferUtil.address(scratch) : 0;
     }
 
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link io.pinshard.loader.options.Resampler}. */
@@ -125,7 +121,7 @@ public final class VectorCropResizer implements CropKernel {
         axis(row, rowWeight, box.height);
         long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
         source.wrap(image, Math.toIntExact(lastByte));
-        target.wrap(StreamCopy.ON ? scratchAddress : destination, values * crop);
+        target.wrap(destination, values * crop);
         Arrays.fill(resizedRowTag, -1);
         int boxRowBytes = box.width * CHANNELS;
         for (int y = 0; y < crop; y++) {
@@ -139,9 +135,6 @@ public final class VectorCropResizer implements CropKernel {
                 blendRows(upper, lower, (short) (ONE - rowWeight[y]), (short) rowWeight[y]);
                 target.putBytes(y * values, outputRow, 0, values);
             }
-        }
-        if (StreamCopy.ON) {
-            StreamCopy.copy(scratchAddress, destination, (long) values * crop);
         }
         return true;
     }
