@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
@@ -174,11 +175,14 @@ class PushPullCommandTest {
         Path staging = StagingDirectory.of(S3Location.parse(to));
         String[] args = {"convert", input.toString(), "-o", to, "--shorter-side", "32", "--shard-size", "4KiB",
             "--progress", "none", "--workers", "2"};
-        try (java.io.Closeable first = StagingDirectory.hold(staging, to)) {
+        try (DatasetWriteLock first = DatasetWriteLock.hold(staging, "pinshard convert")) {
             CommandTestSupport.Result second = run(args);
-            assertEquals(1, second.exitCode(), second.out());
-            assertTrue(second.err().contains("another pinshard convert is writing " + to), second.err());
-            assertFalse(Files.exists(staging), "refused before anything was written");
+            assertEquals(PinshardCommand.EXIT_USAGE, second.exitCode(), second.out());
+            assertTrue(second.err().contains("pinshard convert (pid " + ProcessHandle.current().pid()
+                + ", this process) is writing " + staging), second.err());
+            assertTrue(second.err().contains("it holds the lock file " + first.file()), second.err());
+            assertEquals(List.of(DatasetWriteLock.FILE_NAME), Files.list(staging).map(p -> p.getFileName().toString())
+                .toList(), "refused before anything was written");
         }
         CommandTestSupport.Result alone = run(args);
         assertEquals(0, alone.exitCode(), alone.err());
