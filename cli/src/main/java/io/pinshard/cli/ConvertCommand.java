@@ -52,7 +52,7 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
         "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
-        "2:usage error, or INPUT holds no images (nothing is written)"})
+        "2:usage error, INPUT holds no images, or another writer holds DIR (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
     enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET, PARQUET }
 
