@@ -11,16 +11,16 @@ public final class DatasetBusyException extends IllegalStateException {
 
     private final transient Path directory;
     private final transient Path lockFile;
-    private final transient DatasetWriteLock.Holder holder;
+    private final transient DatasetWriteHolder holder;
 
-    DatasetBusyException(Path directory, Path lockFile, DatasetWriteLock.Holder holder, boolean thisProcess) {
+    DatasetBusyException(Path directory, Path lockFile, DatasetWriteHolder holder, boolean thisProcess) {
         super(message(directory, lockFile, holder, thisProcess));
         this.directory = directory;
         this.lockFile = lockFile;
         this.holder = holder;
     }
 
-    private static String message(Path directory, Path lockFile, DatasetWriteLock.Holder holder, boolean thisProcess) {
+    private static String message(Path directory, Path lockFile, DatasetWriteHolder holder, boolean thisProcess) {
         String dir = Printable.escape(directory.toString());
         String who = holder.writer() != null ? holder.writer() : "another writer";
         String pid = holder.pid() != null ? "pid " + holder.pid() : "pid unknown";
@@ -48,7 +48,7 @@ public final class DatasetBusyException extends IllegalStateException {
     }
 
     /** The holder, as the lock file (or this JVM's table) describes it; fields may be null. */
-    public DatasetWriteLock.Holder holder() {
+    public DatasetWriteHolder holder() {
         return holder;
     }
 }

@@ -13,7 +13,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,7 +53,7 @@ public final class DatasetWriteLock implements AutoCloseable {
     private static final int ATTEMPTS = 5;
 
     /** The write locks this JVM holds, by lock-file identity; the monitor for taking and releasing them. */
-    private static final Map<Object, Holder> HELD = new HashMap<>();
+    private static final Map<Object, DatasetWriteHolder> HELD = new HashMap<>();
     /**
      * Channels refused with {@link OverlappingFileLockException} (a lock on the file taken in this JVM by code other
      * than this class): closing them would release that other lock, so they stay open.
@@ -65,10 +64,11 @@ public final class DatasetWriteLock implements AutoCloseable {
     private final Path file;
     private final Object identity;
     private final FileChannel channel;
-    private final Holder holder;
+    private final DatasetWriteHolder holder;
     private boolean released;
 
-    private DatasetWriteLock(Path directory, Path file, Object identity, FileChannel channel, Holder holder) {
+    private DatasetWriteLock(Path directory, Path file, Object identity, FileChannel channel,
+                             DatasetWriteHolder holder) {
         this.directory = directory;
         this.file = file;
         this.identity = identity;
@@ -112,7 +112,7 @@ public final class DatasetWriteLock implements AutoCloseable {
         if (identity == null) {
             return null;
         }
-        Holder here = HELD.get(identity);
+        DatasetWriteHolder here = HELD.get(identity);
         if (here != null) {
             throw new DatasetBusyException(directory, file, here, true);
         }
@@ -139,7 +139,7 @@ public final class DatasetWriteLock implements AutoCloseable {
             if (!identity.equals(identity(file))) {
                 return null;
             }
-            Holder mine = Holder.ofThisProcess(writer);
+            DatasetWriteHolder mine = DatasetWriteHolder.ofThisProcess(writer);
             byte[] text = mine.text().getBytes(StandardCharsets.UTF_8);
             channel.write(ByteBuffer.wrap(text), 0);
             channel.truncate(text.length);
@@ -169,16 +169,16 @@ public final class DatasetWriteLock implements AutoCloseable {
     }
 
     /** What a lock file names as its holder, read through {@code channel} (not a second descriptor). */
-    private static Holder readHolder(FileChannel channel) {
+    private static DatasetWriteHolder readHolder(FileChannel channel) {
         ByteBuffer buffer = ByteBuffer.allocate(MAX_HOLDER_BYTES);
         try {
             while (buffer.hasRemaining() && channel.read(buffer, buffer.position()) > 0) {
                 // fills the buffer or reaches the end
             }
         } catch (IOException e) {
-            return Holder.UNKNOWN;
+            return DatasetWriteHolder.UNKNOWN;
         }
-        return Holder.parse(new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8));
+        return DatasetWriteHolder.parse(new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8));
     }
 
     /** The dataset directory this lock is for. */
@@ -192,7 +192,7 @@ public final class DatasetWriteLock implements AutoCloseable {
     }
 
     /** This process, as written into the lock file. */
-    public Holder holder() {
+    public DatasetWriteHolder holder() {
         return holder;
     }
 
@@ -214,46 +214,6 @@ public final class DatasetWriteLock implements AutoCloseable {
                 HELD.remove(identity);
                 channel.close();
             }
-        }
-    }
-
-    /** Who holds a lock, as its lock file says: any field may be null (an empty or foreign file). */
-    public record Holder(Long pid, String writer, String since, String command) {
-        static final Holder UNKNOWN = new Holder(null, null, null, null);
-
-        static Holder ofThisProcess(String writer) {
-            ProcessHandle self = ProcessHandle.current();
-            String command = System.getProperty("sun.java.command");
-            if (command == null || command.isBlank()) {
-                command = self.info().commandLine().orElse(null);
-            }
-            return new Holder(self.pid(), writer, Instant.now().toString(), command);
-        }
-
-        /** The file's text: a comment line, then {@code key=value} lines, values on one line each. */
-        String text() {
-            return "# pinshard: this process is writing the dataset in this directory while it holds an OS lock on"
-                + " this file; a file left by a killed process is taken by the next writer\n"
-                + "pid=" + pid + "\n"
-                + "writer=" + Printable.escape(writer) + "\n"
-                + "since=" + since + "\n"
-                + "command=" + (command == null ? "" : Printable.escape(command)) + "\n";
-        }
-
-        static Holder parse(String text) {
-            Map<String, String> values = new HashMap<>();
-            for (String line : text.split("\n", -1)) {
-                int equals = line.indexOf('=');
-                if (equals > 0 && equals + 1 < line.length() && !line.startsWith("#")) {
-                    values.putIfAbsent(line.substring(0, equals), Printable.escape(line.substring(equals + 1)));
-                }
-            }
-            Long pid = null;
-            String number = values.get("pid");
-            if (number != null && number.matches("[0-9]{1,18}")) {
-                pid = Long.parseLong(number);
-            }
-            return new Holder(pid, values.get("writer"), values.get("since"), values.get("command"));
         }
     }
 }

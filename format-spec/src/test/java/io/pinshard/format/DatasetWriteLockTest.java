@@ -163,13 +163,13 @@ class DatasetWriteLockTest {
 
     @Test
     void aHoldersLinesAreReadBackEscapedAndGarbageNamesNoOne() {
-        DatasetWriteLock.Holder holder = new DatasetWriteLock.Holder(42L, "pinshard pull", "2026-12-03T14:00:00Z",
+        DatasetWriteHolder holder = new DatasetWriteHolder(42L, "pinshard pull", "2026-12-03T14:00:00Z",
             "pinshard.jar pull s3://b/p /data/x\n\u001b[31m");
-        DatasetWriteLock.Holder read = DatasetWriteLock.Holder.parse(holder.text());
+        DatasetWriteHolder read = DatasetWriteHolder.parse(holder.text());
         assertEquals(42L, read.pid());
         assertEquals("pinshard pull", read.writer());
         assertEquals("pinshard.jar pull s3://b/p /data/x\\n\\x1b[31m", read.command());
-        DatasetWriteLock.Holder garbage = DatasetWriteLock.Holder.parse("pid=-1\n\u0000\u0000 not ours\nwriter=\n");
-        assertEquals(new DatasetWriteLock.Holder(null, null, null, null), garbage);
+        DatasetWriteHolder garbage = DatasetWriteHolder.parse("pid=-1\n\u0000\u0000 not ours\nwriter=\n");
+        assertEquals(new DatasetWriteHolder(null, null, null, null), garbage);
     }
 }
