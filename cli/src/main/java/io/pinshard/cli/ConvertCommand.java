@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Printable;
 import io.pinshard.parquet.ParquetLister;
 import io.pinshard.s3.S3Location;
@@ -21,7 +22,6 @@ import io.pinshard.writer.convert.PartSpec;
 import io.pinshard.writer.convert.SizeParser;
 import io.pinshard.writer.convert.WebDatasetLister;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +52,7 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
         "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
-        "2:usage error, or INPUT holds no images (nothing is written)"})
+        "2:usage error, INPUT holds no images, or another writer holds DIR (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
     enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET, PARQUET }
 
@@ -179,10 +179,7 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
         }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
-        // The default staging directory is shared by every convert to this destination: one at a time.
-        try (java.io.Closeable held = remote != null && staging == null ? StagingDirectory.hold(output, outputArg) : null) {
-            return convertInto(options, remote, out, err);
-        }
+        return convertInto(options, remote, out, err);
     }
 
     private int convertInto(ConvertOptions options, S3Location remote, PrintWriter out, PrintWriter err)
@@ -197,19 +194,23 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException(nothingToConvert(listing));
         }
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
-        ConvertSummary summary;
-        PrintStream log = System.err;
-        try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, log, Duration.ofSeconds(10))) {
-            summary = new Converter(options, reporter).run(listing, partSpec, output);
-        } catch (ConvertException e) {
-            throw new IllegalStateException(e.getMessage()
-                + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
+        // Taken once the inputs are known to hold something (a refused input writes nothing), held to the end: an
+        // s3:// output's default staging directory is shared by every convert to that destination, and the push
+        // and the staging's deletion are writes too.
+        try (DatasetWriteLock held = DatasetWriteLock.hold(output, Converter.WRITER)) {
+            ConvertSummary summary;
+            try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, System.err, Duration.ofSeconds(10))) {
+                summary = new Converter(options, reporter).run(listing, partSpec, held);
+            } catch (ConvertException e) {
+                throw new IllegalStateException(e.getMessage()
+                    + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
+            }
+            printSummary(out, summary);
+            if (strict && summary.rejected() > 0) {
+                throw new IllegalStateException(summary.rejected() + " input(s) rejected and --strict is set");
+            }
+            return remote == null ? 0 : pushStaged(remote, mode, out, err);
         }
-        printSummary(out, summary);
-        if (strict && summary.rejected() > 0) {
-            throw new IllegalStateException(summary.rejected() + " input(s) rejected and --strict is set");
-        }
-        return remote == null ? 0 : pushStaged(remote, mode, out, err);
     }
 
     /** Pushes the staging directory; deletes it once pushed unless --keep-staging (a failed push keeps it). */

@@ -3,6 +3,7 @@ package io.pinshard.cli;
 import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.baseline.inputs.SourceImage;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
 import io.pinshard.writer.convert.ConvertSummary;
@@ -104,31 +105,13 @@ final class DemoCommand implements Callable<Integer> {
 
         Path jpegDataset = root.resolve("dataset-jpeg");
         Path jpegFiles = root.resolve("jpeg-files");
-        removePreviousDemoDataset(dataset);
-        removePreviousDemoDataset(jpegDataset);
-        removePreviousJpegFiles(jpegFiles);
-        List<InputItem> items = new ArrayList<>(images);
-        for (int i = 0; i < images; i++) {
-            SourceImage image = collection.images().get(i % collection.images().size());
-            String key = collection.root().relativize(image.file()) + (i < collection.images().size() ? "" : "#" + i);
-            items.add(InputItem.file(key, image.label(), image.file()));
+        List<Path> smallFiles;
+        // Both datasets held from before the previous demo's files go until both are written: a second demo on
+        // the same --output is refused instead of deleting this one's files (and the JPEG files between them).
+        try (DatasetWriteLock rawLock = DatasetWriteLock.hold(dataset, "pinshard demo");
+             DatasetWriteLock jpegLock = DatasetWriteLock.hold(jpegDataset, "pinshard demo")) {
+            smallFiles = convertBoth(collection, images, rawLock, jpegLock, jpegFiles, threads, out, log);
         }
-        ConvertSummary summary = convert(new InputListing(collection.root().toString(), collection.classes(), items, 0),
-            jpegDataset, OutputCodec.parse("jpeg"), threads, log);
-        out.printf(Locale.ROOT, "  converted  %d images (%d rejected), %s -> %s of jpeg shards (%.1fx smaller) in %.1f s"
-                + " with %d workers%n", summary.written(), summary.rejected(), Units.bytes(summary.inputBytes()),
-            Units.bytes(summary.outputBytes()), summary.outputBytes() == 0 ? 0.0 : (double) summary.inputBytes() / summary.outputBytes(),
-            summary.wallNanos() / 1e9, threads);
-        List<Path> smallFiles = DemoJpegFiles.export(jpegDataset, jpegFiles);
-        List<InputItem> small = new ArrayList<>(smallFiles.size());
-        for (Path file : smallFiles) {
-            small.add(InputItem.file(jpegFiles.relativize(file).toString(), DemoJpegFiles.label(jpegFiles, file), file));
-        }
-        ConvertSummary raw = convert(new InputListing(jpegFiles.toString(), DemoJpegFiles.classes(jpegDataset), small, 0),
-            dataset, OutputCodec.parse("raw"), threads, log);
-        out.printf(Locale.ROOT, "  wrote      %d 320-px JPEG files (the jpeg shards' own payloads) to %s, and raw shards of"
-            + " them (%s) in %.1f s%n", smallFiles.size(), jpegFiles, Units.bytes(raw.outputBytes()), raw.wallNanos() / 1e9);
-        out.flush();
 
         DemoRace race = new DemoRace(batch, crop, seconds, gpuImagesPerSecond, log);
         List<Path> originals = new ArrayList<>();
@@ -160,7 +143,41 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private ConvertSummary convert(InputListing listing, Path dataset, OutputCodec codec, int threads, PrintStream log)
+    /** The demo's conversions into the held datasets: jpeg shards, their payloads as files, raw shards of those. */
+    private List<Path> convertBoth(ImageCollection collection, int images, DatasetWriteLock rawLock,
+                                   DatasetWriteLock jpegLock, Path jpegFiles, int threads, PrintWriter out, PrintStream log)
+        throws IOException, ConvertException {
+        Path dataset = rawLock.directory();
+        Path jpegDataset = jpegLock.directory();
+        removePreviousDemoDataset(dataset);
+        removePreviousDemoDataset(jpegDataset);
+        removePreviousJpegFiles(jpegFiles);
+        List<InputItem> items = new ArrayList<>(images);
+        for (int i = 0; i < images; i++) {
+            SourceImage image = collection.images().get(i % collection.images().size());
+            String key = collection.root().relativize(image.file()) + (i < collection.images().size() ? "" : "#" + i);
+            items.add(InputItem.file(key, image.label(), image.file()));
+        }
+        ConvertSummary summary = convert(new InputListing(collection.root().toString(), collection.classes(), items, 0),
+            jpegLock, OutputCodec.parse("jpeg"), threads, log);
+        out.printf(Locale.ROOT, "  converted  %d images (%d rejected), %s -> %s of jpeg shards (%.1fx smaller) in %.1f s"
+                + " with %d workers%n", summary.written(), summary.rejected(), Units.bytes(summary.inputBytes()),
+            Units.bytes(summary.outputBytes()), summary.outputBytes() == 0 ? 0.0 : (double) summary.inputBytes() / summary.outputBytes(),
+            summary.wallNanos() / 1e9, threads);
+        List<Path> smallFiles = DemoJpegFiles.export(jpegDataset, jpegFiles);
+        List<InputItem> small = new ArrayList<>(smallFiles.size());
+        for (Path file : smallFiles) {
+            small.add(InputItem.file(jpegFiles.relativize(file).toString(), DemoJpegFiles.label(jpegFiles, file), file));
+        }
+        ConvertSummary raw = convert(new InputListing(jpegFiles.toString(), DemoJpegFiles.classes(jpegDataset), small, 0),
+            rawLock, OutputCodec.parse("raw"), threads, log);
+        out.printf(Locale.ROOT, "  wrote      %d 320-px JPEG files (the jpeg shards' own payloads) to %s, and raw shards of"
+            + " them (%s) in %.1f s%n", smallFiles.size(), jpegFiles, Units.bytes(raw.outputBytes()), raw.wallNanos() / 1e9);
+        out.flush();
+        return smallFiles;
+    }
+
+    private ConvertSummary convert(InputListing listing, DatasetWriteLock dataset, OutputCodec codec, int threads, PrintStream log)
         throws IOException, ConvertException {
         ConvertOptions options = ConvertOptions.defaults().withCodec(codec).withWorkers(threads);
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
@@ -208,7 +225,9 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         for (Path file : files) {
-            Files.delete(file);
+            if (!file.getFileName().toString().equals(DatasetWriteLock.FILE_NAME)) { // ours, held meanwhile
+                Files.delete(file);
+            }
         }
     }
 }

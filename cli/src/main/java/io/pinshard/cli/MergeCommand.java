@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
     description = {"Combine the part directories of 'pinshard convert --part i/N' runs into one dataset."
         + " Shard files are hard-linked (copied across file systems), never rewritten; the records come out in the"
         + " order a single run would write them. Exit 0 merged, 1 I/O failure, 2 usage (missing, duplicate or"
-        + " mismatched parts)."})
+        + " mismatched parts, or another writer holds DIR)."})
 final class MergeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "PART_DIR", description = "Part directories, in any order.")
     List<Path> parts;

@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.format.DatasetBusyException;
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.serve.StaleRings;
@@ -83,10 +84,14 @@ public final class PinshardCommand implements Runnable {
     /**
      * The exit status of a command that failed with {@code e}, the one place that maps errors to statuses (the
      * commands throw, this handler prints and decides): a command line that asks for what cannot be done as given
-     * ({@link IllegalArgumentException}) or names no dataset is a usage error, {@link #EXIT_USAGE}; anything else,
+     * ({@link IllegalArgumentException}), names no dataset or a dataset directory another writer holds
+     * ({@link DatasetBusyException}) is a usage error, {@link #EXIT_USAGE}; anything else,
      * a dataset that is there but broken included, is a failure, 1.
      */
     static int exitCode(Exception e) {
+        if (e instanceof DatasetBusyException) {
+            return EXIT_USAGE; // another writer holds the directory: nothing was done, as for a usage error
+        }
         if (e instanceof ShardFormatException format) {
             return format.kind() == ShardFormatException.Kind.NOT_A_DATASET ? EXIT_USAGE : 1;
         }

@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         + "in DIR is refused unless --force."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:pulled (or already there)", "1:a shard failed its checks, or the store failed",
-        "2:usage error"})
+        "2:usage error, or another writer holds DIR (nothing is written)"})
 final class PullCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "s3://BUCKET/PREFIX", description = "Where the dataset is.")
     String source;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.reader.ChildJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -57,6 +58,8 @@ class ConvertResumeTest {
 
     private void assertNotADatasetThenResume(Path output, String what) throws IOException {
         assertFalse(Files.exists(output.resolve(DatasetManifest.FILE_NAME)), what + ": no manifest after a kill");
+        assertTrue(Files.exists(output.resolve(DatasetWriteLock.FILE_NAME)), what + ": the killed writer's lock file stays"
+            + " (the rerun takes it over; the same file set as the reference below shows that it went at the end)");
         assertEquals(PinshardCommand.EXIT_USAGE, CommandTestSupport.run("verify", output.toString()).exitCode(),
             what + ": an interrupted directory is not a dataset");
         CommandTestSupport.Result rerun = runInProcess(output, "1");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;
@@ -111,6 +112,43 @@ class PushPullCommandTest {
     }
 
     @Test
+    void aKilledWritersLockFileIsNotPushedAndAPullIntoAHeldDirectoryIsRefused() throws IOException {
+        Path local = tmp.resolve("local");
+        CommandTestSupport.writeDataset(local, 10);
+        // What a writer killed with kill -9 leaves: readers, verify and push pass over it.
+        Files.writeString(local.resolve(DatasetWriteLock.FILE_NAME), "pid=999999\nwriter=pinshard convert\n");
+        assertEquals(0, CommandTestSupport.run("verify", local.toString()).exitCode());
+        assertEquals(0, CommandTestSupport.run("inspect", local.toString()).exitCode());
+        String to = "s3://" + bucket + "/locked";
+        assertEquals(0, run("push", local.toString(), to, "--progress", "none").exitCode());
+        List<String> keys;
+        try (S3Client s3 = S3Clients.create(S3TestSettings.of(server).build())) {
+            keys = s3.listObjectsV2(b -> b.bucket(bucket).prefix("locked/")).contents().stream()
+                .map(o -> o.key().substring("locked/".length())).sorted().toList();
+        }
+        List<String> expected = new ArrayList<>(List.of(DatasetManifest.FILE_NAME));
+        Json.readManifest(local).shards().forEach(shard -> expected.add(shard.file()));
+        assertEquals(expected.stream().sorted().toList(), keys, "the manifest and its shards, nothing else");
+
+        Path pulled = tmp.resolve("pulled");
+        try (DatasetWriteLock held = DatasetWriteLock.hold(pulled, "pinshard convert")) {
+            CommandTestSupport.Result refused = run("pull", to, pulled.toString(), "--progress", "none");
+            assertEquals(PinshardCommand.EXIT_USAGE, refused.exitCode(), refused.out());
+            assertTrue(refused.err().contains("pinshard pull: pinshard convert (pid " + ProcessHandle.current().pid()
+                + ", this process) is writing " + pulled), refused.err());
+            assertTrue(refused.err().contains("it holds the lock file " + held.file()), refused.err());
+            try (var names = Files.list(pulled)) {
+                assertEquals(List.of(DatasetWriteLock.FILE_NAME), names.map(p -> p.getFileName().toString()).toList());
+            }
+        }
+        CommandTestSupport.Result pull = run("pull", to, pulled.toString(), "--progress", "none");
+        assertEquals(0, pull.exitCode(), pull.err());
+        assertFalse(Files.exists(pulled.resolve(DatasetWriteLock.FILE_NAME)), "the pull's own lock went with it");
+        assertEquals(0, CommandTestSupport.run("verify", pulled.toString()).exitCode());
+        assertSecretNeverPrinted();
+    }
+
+    @Test
     void aWrongSecretFailsWithTheStoresAnswerAndWithoutPrintingEitherSecret() throws IOException {
         Path local = tmp.resolve("local");
         CommandTestSupport.writeDataset(local, 10);
@@ -174,11 +212,16 @@ class PushPullCommandTest {
         Path staging = StagingDirectory.of(S3Location.parse(to));
         String[] args = {"convert", input.toString(), "-o", to, "--shorter-side", "32", "--shard-size", "4KiB",
             "--progress", "none", "--workers", "2"};
-        try (java.io.Closeable first = StagingDirectory.hold(staging, to)) {
+        try (DatasetWriteLock first = DatasetWriteLock.hold(staging, "pinshard convert")) {
             CommandTestSupport.Result second = run(args);
-            assertEquals(1, second.exitCode(), second.out());
-            assertTrue(second.err().contains("another pinshard convert is writing " + to), second.err());
-            assertFalse(Files.exists(staging), "refused before anything was written");
+            assertEquals(PinshardCommand.EXIT_USAGE, second.exitCode(), second.out());
+            assertTrue(second.err().contains("pinshard convert (pid " + ProcessHandle.current().pid()
+                + ", this process) is writing " + staging), second.err());
+            assertTrue(second.err().contains("it holds the lock file " + first.file()), second.err());
+            try (var names = Files.list(staging)) {
+                assertEquals(List.of(DatasetWriteLock.FILE_NAME), names.map(p -> p.getFileName().toString()).toList(),
+                    "refused before anything was written");
+            }
         }
         CommandTestSupport.Result alone = run(args);
         assertEquals(0, alone.exitCode(), alone.err());

@@ -1,6 +1,7 @@
 package io.pinshard.s3.transfer;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.s3.ObjectDownload;
@@ -32,6 +33,8 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 public final class DatasetPull {
     /** The folder inside the destination that holds downloads until they are verified. */
     public static final String STAGING = ".pinshard-pull";
+    /** What a refused second writer is told holds the directory. */
+    public static final String WRITER = "pinshard pull";
     /** The largest manifest read: far above any real one (a shard entry is ~100 bytes), far below the heap. */
     static final long MAX_MANIFEST_BYTES = 256L << 20;
 
@@ -53,11 +56,11 @@ public final class DatasetPull {
      *
      * @throws TransferException naming the object and what differed or failed; nothing unverified is renamed into
      *                           place, and the directory has no manifest unless every shard is in place
+     * @throws io.pinshard.format.DatasetBusyException when another writer holds {@code directory}: nothing is written
      */
     public PullResult pull(S3Location from, Path directory) {
         String manifestUri = from.uri(DatasetManifest.FILE_NAME);
         byte[] manifestBytes = getManifest(from);
-        Path staging = directory.resolve(STAGING);
         DatasetManifest manifest;
         try {
             manifest = Json.parseManifest(manifestBytes, from.toString());
@@ -65,12 +68,29 @@ public final class DatasetPull {
             throw new TransferException(manifestUri + ": " + e.detail(), e);
         }
         for (DatasetManifest.ShardEntry entry : manifest.shards()) {
-            // Plain unique names are the manifest rules'; these two would land on the pull's own files.
-            if (entry.file().equals(DatasetManifest.FILE_NAME) || entry.file().equals(STAGING)) {
+            // Plain unique names are the manifest rules'; these three would land on the pull's own files.
+            if (entry.file().equals(DatasetManifest.FILE_NAME) || entry.file().equals(STAGING)
+                || entry.file().equals(DatasetWriteLock.FILE_NAME)) {
                 throw new TransferException(manifestUri + ": lists a shard named " + entry.file()
                     + ", which a pull cannot write");
             }
         }
+        // Held from before the directory is first touched until the manifest is in place.
+        DatasetWriteLock lock;
+        try {
+            lock = DatasetWriteLock.hold(directory, WRITER);
+        } catch (IOException e) {
+            throw new TransferException("cannot take the write lock of " + directory + ": " + e, e);
+        }
+        try (lock) {
+            return pullInto(from, directory, manifest, manifestBytes);
+        } catch (IOException e) {
+            throw new TransferException("cannot release the write lock of " + directory + ": " + e, e);
+        }
+    }
+
+    private PullResult pullInto(S3Location from, Path directory, DatasetManifest manifest, byte[] manifestBytes) {
+        Path staging = directory.resolve(STAGING);
         try {
             Files.createDirectories(staging);
             Files.write(staging.resolve(DatasetManifest.FILE_NAME), manifestBytes);

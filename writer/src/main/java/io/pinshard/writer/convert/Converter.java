@@ -1,6 +1,8 @@
 package io.pinshard.writer.convert;
 
+import io.pinshard.format.DatasetBusyException;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
@@ -44,6 +46,8 @@ public final class Converter {
     /** Test hook: sleep this long after each commit, so a test can kill the process mid-run. */
     static final String COMMIT_DELAY_PROPERTY = "pinshard.convert.testCommitDelayMillis";
     private static final String METADATA_KEY = "convert";
+    /** What a refused second writer is told holds the directory. */
+    public static final String WRITER = "pinshard convert";
 
     private final ConvertOptions options;
     private final ConvertProgress progress;
@@ -54,11 +58,26 @@ public final class Converter {
     }
 
     /**
-     * Converts {@code listing} (or its {@code part}, when not null) into {@code output}.
+     * Converts {@code listing} (or its {@code part}, when not null) into {@code output}, holding its
+     * {@link DatasetWriteLock} while it runs.
      *
-     * @throws ConvertException when the output cannot be written (disk full, I/O error) or belongs to another run
+     * @throws ConvertException     when the output cannot be written (disk full, I/O error) or belongs to another run
+     * @throws DatasetBusyException when another writer (another process, or another call in this one) holds it
      */
     public ConvertSummary run(InputListing listing, PartSpec part, Path output) throws ConvertException {
+        try (DatasetWriteLock lock = DatasetWriteLock.hold(output, WRITER)) {
+            return run(listing, part, lock);
+        } catch (IOException e) {
+            throw new ConvertException("the write lock of " + output + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Converts into the directory of {@code held}, a lock the caller took and keeps past the conversion (convert
+     * to {@code s3://} holds its staging directory through the push).
+     */
+    public ConvertSummary run(InputListing listing, PartSpec part, DatasetWriteLock held) throws ConvertException {
+        Path output = held.directory();
         long start = System.nanoTime();
         List<InputItem> items = part == null ? listing.items() : listing.part(part.index(), part.count());
         String runFingerprint = runFingerprint(listing, part);
@@ -214,7 +233,8 @@ public final class Converter {
         intact.forEach(s -> keep.add(s.shard().file()));
         for (Path entry : entries) {
             String name = entry.getFileName().toString();
-            if (isOurs(entry) && !keep.contains(name) && !name.equals(ConvertJournal.FILE_NAME)) {
+            if (isOurs(entry) && !keep.contains(name) && !name.equals(ConvertJournal.FILE_NAME)
+                && !name.equals(DatasetWriteLock.FILE_NAME)) {
                 Files.deleteIfExists(entry);
             }
         }
@@ -232,7 +252,9 @@ public final class Converter {
 
     private static boolean isOurs(Path path) {
         String name = path.getFileName().toString();
+        // The write lock is this run's (held while the directory is listed), not another one's file.
         return name.endsWith(".pinshard") || name.endsWith(".pinshard.tmp") || name.equals(ConvertJournal.FILE_NAME)
+            || name.equals(DatasetWriteLock.FILE_NAME)
             || name.equals(ConvertJournal.FILE_NAME + ".tmp") || name.equals(DatasetManifest.FILE_NAME + ".tmp");
     }
 

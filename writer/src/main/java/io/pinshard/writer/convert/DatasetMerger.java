@@ -1,6 +1,7 @@
 package io.pinshard.writer.convert;
 
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.format.ManifestRules;
 import io.pinshard.writer.Durability;
@@ -24,18 +25,20 @@ import java.util.Objects;
  * equals the record order of a single run. The merged manifest is written last and atomically.
  */
 public final class DatasetMerger {
+    /** What a refused second writer is told holds the directory. */
+    public static final String WRITER = "pinshard merge";
+
     private DatasetMerger() {
     }
 
     /**
      * Merges {@code parts} (in any order) into {@code output}.
      *
-     * @throws IllegalArgumentException when the parts are not the complete set of one conversion
+     * @throws IllegalArgumentException when the parts are not the complete set of one conversion, or {@code output}
+     *                                  holds a dataset already
+     * @throws io.pinshard.format.DatasetBusyException when another writer holds {@code output}
      */
     public static DatasetManifest merge(List<Path> parts, Path output) throws IOException {
-        if (Files.exists(output.resolve(DatasetManifest.FILE_NAME))) {
-            throw new IllegalArgumentException(output + " already holds a dataset");
-        }
         DatasetManifest[] byIndex = null;
         Path[] partDirs = null;
         DatasetManifest first = null;
@@ -72,7 +75,18 @@ public final class DatasetMerger {
                 throw new IllegalArgumentException("part " + i + "/" + byIndex.length + " is missing");
             }
         }
-        Files.createDirectories(output);
+        // Held from before the output is first looked at until the manifest is in place.
+        try (DatasetWriteLock lock = DatasetWriteLock.hold(output, WRITER)) {
+            if (Files.exists(output.resolve(DatasetManifest.FILE_NAME))) {
+                throw new IllegalArgumentException(output + " already holds a dataset");
+            }
+            return link(byIndex, partDirs, first, output);
+        }
+    }
+
+    /** Links every part's shards into {@code output} and writes the merged manifest last. */
+    private static DatasetManifest link(DatasetManifest[] byIndex, Path[] partDirs, DatasetManifest first, Path output)
+        throws IOException {
         // Each part's manifest is read once and each shard costs a size check and a link: O(1) per shard.
         List<DatasetManifest.ShardEntry> shards = new ArrayList<>();
         List<DatasetManifest.Rejected> rejected = new ArrayList<>();
@@ -80,6 +94,10 @@ public final class DatasetMerger {
         long bytes = 0;
         for (int i = 0; i < byIndex.length; i++) {
             for (DatasetManifest.ShardEntry shard : byIndex[i].shards()) {
+                if (shard.file().equals(DatasetWriteLock.FILE_NAME)) { // a hand-made part: it would replace the lock
+                    throw new IllegalArgumentException(partDirs[i] + " lists a shard named " + shard.file()
+                        + ", which a merge cannot write");
+                }
                 Path source = partDirs[i].resolve(shard.file());
                 ManifestRules.checkShardSize(partDirs[i].toString(), shard, Files.size(source));
                 linkOrCopy(source, output.resolve(shard.file()));
