@@ -1,0 +1,57 @@
+package io.pinshard.acceptance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mistakes a newcomer makes with {@code ./pinshard}, typed as they type them: each ends with exit 2 and one line
+ * that names the path and says what is wrong with it, never a Java stack trace.
+ */
+class NewcomerMistakesTest {
+    @TempDir
+    Path temp;
+
+    private Launcher.Result pinshard(String... args) throws Exception {
+        return Launcher.run(Launcher.pinshard(temp, args), temp.resolve("logs"), 120);
+    }
+
+    /** Exit 2, stderr naming what, no stack trace. */
+    private static void assertUsageError(Launcher.Result result, String expected) {
+        assertEquals(2, result.status(), result.toString());
+        assertTrue(result.stderr().contains(expected), "says \"" + expected + "\":\n" + result);
+        assertFalse(result.stderr().contains("\tat ") || result.stderr().contains("Exception"),
+            "no stack trace, no exception class:\n" + result);
+    }
+
+    @Test
+    void aDatasetPathThatDoesNotExistIsSaidToNotExistByEveryCommandThatReadsOne() throws Exception {
+        String missing = temp.resolve("no-such-dataset").toString();
+        List<String[]> commands = List.of(new String[] {"inspect", missing}, new String[] {"verify", missing},
+            new String[] {"bench", missing, "--seconds", "0.1"}, new String[] {"serve", missing},
+            new String[] {"preview", missing, "--out", temp.resolve("sheet.png").toString()},
+            new String[] {"push", missing, "s3://bucket/set"});
+        for (String[] command : commands) {
+            assertUsageError(pinshard(command), missing + ": does not exist");
+        }
+    }
+
+    @Test
+    void aFileGivenForADatasetIsSaidToBeOneAndAShardFileNamesItsDataset() throws Exception {
+        Path notes = Files.writeString(temp.resolve("notes.txt"), "not a dataset");
+        assertUsageError(pinshard("inspect", notes.toString()), notes + ": is a file, not a dataset directory");
+        assertUsageError(pinshard("verify", notes.toString()), notes + ": is a file, not a dataset directory");
+        Path dataset = temp.resolve("data");
+        Launcher.Result convert = pinshard("convert", ImageFolders.classFolders(temp.resolve("photos"), 2, "a", "b")
+            .toString(), "-o", dataset.toString(), "--progress", "none");
+        assertEquals(0, convert.status(), convert.toString());
+        Path shard = dataset.resolve("shard-00000.pinshard");
+        assertUsageError(pinshard("inspect", shard.toString()), "give its dataset's directory (" + dataset + ")");
+    }
+}
