@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The mistakes a newcomer makes with {@code ./pinshard}, typed as they type them: each ends with exit 2 and one line
- * that names the path and says what is wrong with it, never a Java stack trace.
+ * The mistakes a newcomer makes with {@code ./pinshard}, typed as they type them: each ends with one line that names
+ * the path and says what is wrong with it and what to do (exit 2 for usage, 1 for a destination refused), never a
+ * Java stack trace, and nothing is written.
  */
 class NewcomerMistakesTest {
     @TempDir
@@ -24,7 +25,11 @@ class NewcomerMistakesTest {
 
     /** Exit 2, stderr naming what, no stack trace. */
     private static void assertUsageError(Launcher.Result result, String expected) {
-        assertEquals(2, result.status(), result.toString());
+        assertRefused(result, 2, expected);
+    }
+
+    private static void assertRefused(Launcher.Result result, int status, String expected) {
+        assertEquals(status, result.status(), result.toString());
         assertTrue(result.stderr().contains(expected), "says \"" + expected + "\":\n" + result);
         assertFalse(result.stderr().contains("\tat ") || result.stderr().contains("Exception"),
             "no stack trace, no exception class:\n" + result);
@@ -53,5 +58,18 @@ class NewcomerMistakesTest {
         assertEquals(0, convert.status(), convert.toString());
         Path shard = dataset.resolve("shard-00000.pinshard");
         assertUsageError(pinshard("inspect", shard.toString()), "give its dataset's directory (" + dataset + ")");
+    }
+
+    @Test
+    void convertOfAFileItDoesNotReadOrIntoAFileSaysWhichAndWritesNothing() throws Exception {
+        Path notes = Files.writeString(temp.resolve("notes.txt"), "not images");
+        Path out = temp.resolve("out");
+        assertUsageError(pinshard("convert", notes.toString(), "-o", out.toString()),
+            "input " + notes + " is a file convert does not read: give an image folder");
+        assertFalse(Files.exists(out), "nothing written");
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 1, "a");
+        assertUsageError(pinshard("convert", photos.toString(), "-o", notes.toString()),
+            "output " + notes + " is a file, not a directory: give -o a new or empty directory");
+        assertEquals("not images", Files.readString(notes), "the file is left as it was");
     }
 }

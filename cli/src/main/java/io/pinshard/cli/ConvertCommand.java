@@ -191,6 +191,16 @@ final class ConvertCommand implements Callable<Integer> {
         if (!Files.exists(input)) {
             throw new IllegalArgumentException("input " + input + " does not exist");
         }
+        if (Files.exists(output) && !Files.isDirectory(output)) {
+            throw new IllegalArgumentException("output " + output + " is a file, not a directory: give "
+                + (remote == null ? "-o" : "--staging") + " a new or empty directory (convert writes a folder of shards)");
+        }
+        if (!Files.isDirectory(input) && kind() == InputKind.FOLDER) {
+            // A file that is none of the inputs convert reads; a folder lister would only say "not a directory".
+            throw new IllegalArgumentException("input " + input + " is a file convert does not read: give an image"
+                + " folder (INPUT/CLASS/IMAGE), a .csv or .jsonl manifest of path,label rows, a WebDataset .tar or a"
+                + " .parquet file");
+        }
         InputListing listing = list();
         if (listing.items().isEmpty()) {
             // Before anything is written: an empty dataset that verifies would only fail later, in the loader.
