@@ -72,4 +72,22 @@ class NewcomerMistakesTest {
             "output " + notes + " is a file, not a directory: give -o a new or empty directory");
         assertEquals("not images", Files.readString(notes), "the file is left as it was");
     }
+
+    @Test
+    void previewRefusesAnOutItCannotWriteBeforeDoingAnyWork() throws Exception {
+        Path dataset = temp.resolve("data");
+        Launcher.Result convert = pinshard("convert", ImageFolders.classFolders(temp.resolve("photos"), 2, "a")
+            .toString(), "-o", dataset.toString(), "--progress", "none");
+        assertEquals(0, convert.status(), convert.toString());
+        Path folder = Files.createDirectories(temp.resolve("sheets"));
+        assertUsageError(pinshard("preview", dataset.toString(), "--out", folder.toString()),
+            "--out " + folder + " is a directory: give a file name, e.g. " + folder.resolve("sheet.png"));
+        Path nowhere = temp.resolve("no-such-folder/sheet.png");
+        assertUsageError(pinshard("preview", dataset.toString(), "--out", nowhere.toString()),
+            "the folder " + nowhere.getParent() + " does not exist");
+        Path unknown = temp.resolve("sheet.pgn");
+        assertUsageError(pinshard("preview", dataset.toString(), "--out", unknown.toString()),
+            "--out " + unknown + ": no image format for that name; give a name ending in .png");
+        assertFalse(Files.exists(unknown) || Files.exists(nowhere), "nothing written");
+    }
 }
