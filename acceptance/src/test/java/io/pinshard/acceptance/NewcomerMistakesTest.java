@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.testkit.S3TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,5 +93,46 @@ class NewcomerMistakesTest {
         assertUsageError(pinshard("preview", dataset.toString(), "--out", unknown.toString()),
             "--out " + unknown + ": no image format for that name; give a name ending in .png");
         assertFalse(Files.exists(unknown) || Files.exists(nowhere), "nothing written");
+    }
+
+    @Test
+    void pullIntoAFolderOfOtherFilesOrAFileIsRefusedAndLeavesThemAsTheyWere() throws Exception {
+        Path dataset = temp.resolve("data");
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 2, "a", "b");
+        assertEquals(0, pinshard("convert", photos.toString(), "-o", dataset.toString(), "--progress", "none").status());
+        try (S3TestServer server = S3TestServer.start()) {
+            server.createBuckets("bucket");
+            Launcher.Result push = s3(server, "push", dataset.toString(), "s3://bucket/set");
+            assertEquals(0, push.status(), push.toString());
+            assertRefused(s3(server, "pull", "s3://bucket/set", photos.toString()), 1,
+                photos + " holds files that are not a pinshard dataset's (2: a, b): nothing downloaded; give pull a"
+                    + " new or empty directory");
+            try (Stream<Path> left = Files.list(photos)) {
+                assertEquals(List.of("a", "b"), left.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "nothing added to the folder");
+            }
+            Path notes = Files.writeString(temp.resolve("notes.txt"), "mine");
+            assertRefused(s3(server, "pull", "s3://bucket/set", notes.toString()), 1,
+                notes + " is a file, not a directory: nothing downloaded");
+            Path fresh = temp.resolve("pulled");
+            for (int run = 0; run < 2; run++) { // a dataset's own names do not count: the rerun is accepted
+                Launcher.Result pull = s3(server, "pull", "s3://bucket/set", fresh.toString());
+                assertEquals(0, pull.status(), pull.toString());
+            }
+        }
+    }
+
+    /** {@code ./pinshard ARGS --s3-path-style} with the store in the SDK's variables. */
+    private Launcher.Result s3(S3TestServer server, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(args));
+        command.add("--s3-path-style");
+        ProcessBuilder builder = Launcher.pinshard(temp.resolve("home"), command.toArray(String[]::new));
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("AWS_") || name.startsWith("PINSHARD_S3"));
+        env.put("AWS_ENDPOINT_URL", server.endpoint().toString());
+        env.put("AWS_REGION", "us-east-1");
+        env.put("AWS_ACCESS_KEY_ID", server.accessKey());
+        env.put("AWS_SECRET_ACCESS_KEY", server.secretKey());
+        return Launcher.run(builder, temp.resolve("logs"), 120);
     }
 }
