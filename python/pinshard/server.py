@@ -177,7 +177,9 @@ class Server:
 
     def _read_errors(self):
         with self.process.stderr as lines:
-            for line in lines:
+            for n, line in enumerate(lines):
+                if n == 0 and line == _java.INCUBATOR_NOTICE:
+                    continue  # the JVM's notice, of no use to the user, would open every error message
                 self._stderr.append(line.decode("utf-8", "replace"))
 
     def stderr(self):

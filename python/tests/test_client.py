@@ -288,6 +288,7 @@ class Faults(unittest.TestCase):
             with self.assertRaises(pinshard.RingError) as caught:
                 pinshard.serve(empty, **OPTIONS)
         self.assertIn("manifest.json", str(caught.exception))
+        self.assertNotIn("WARNING: Using incubator modules", str(caught.exception))  # the JVM's notice, dropped
 
 
 class BadRings(unittest.TestCase):

@@ -102,3 +102,20 @@ with tempfile.TemporaryDirectory() as temp:
         seen = sorted(bytes(image.numpy()) for batch, _ in back for image in batch)
     assert seen == sorted(bytes(image) for image in images), "pinshard.write's pixels come back unchanged"
 print("pinshard.write wrote 10 arrays with class names; the loader gives the same pixels back")
+
+# a newcomer's mistakes: a dataset path that does not exist is named in the error, without the JVM's notices, and a
+# dtype given as a string is shown quoted, not as if it were the valid torch.float32
+missing = os.path.join(os.path.dirname(os.path.abspath(dataset)), "no-such-dataset")
+try:
+    next(iter(PinshardDataset(missing, **common)))
+    raise AssertionError("a missing dataset yielded a batch")
+except pinshard.RingError as e:
+    message = str(e)
+assert missing + ": does not exist" in message and "WARNING" not in message, message
+try:
+    PinshardDataset(dataset, dtype="float32", **common)
+    raise AssertionError("dtype='float32' was taken")
+except ValueError as e:
+    message = str(e)
+assert "torch.float32" in message and "not 'float32' (a str)" in message, message
+print("a missing dataset and a dtype string are refused by name")
