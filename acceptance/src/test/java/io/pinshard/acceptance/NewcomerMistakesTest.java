@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,5 +135,35 @@ class NewcomerMistakesTest {
         env.put("AWS_ACCESS_KEY_ID", server.accessKey());
         env.put("AWS_SECRET_ACCESS_KEY", server.secretKey());
         return Launcher.run(builder, temp.resolve("logs"), 120);
+    }
+
+    /**
+     * {@code kill PID} (SIGTERM, what Ctrl-C's SIGINT also does to the JVM) in the middle of a convert: it said
+     * nothing at all; now one line says the output is no dataset yet and that the same command resumes, which it does.
+     */
+    @Test
+    void aConvertStoppedByASignalSaysItsOutputIsNoDatasetYetAndTheSameCommandResumes() throws Exception {
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 60, "a", "b");
+        Path out = temp.resolve("data");
+        // Enlarged and JPEG-encoded on one worker in 1-MiB shards: shards finish early and the run lasts seconds.
+        String[] convert = {"convert", photos.toString(), "-o", out.toString(), "--upscale", "--shorter-side", "1024",
+            "--codec", "jpeg", "--workers", "1", "--shard-size", "1MiB", "--progress", "none"};
+        Path err = temp.resolve("convert-stderr.log");
+        Process process = Launcher.pinshard(temp, convert).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(err.toFile()).start();
+        assertTrue(Processes.await(() -> Files.exists(out.resolve("shard-00000.pinshard")), 60),
+            "a first shard is finished");
+        process.destroy(); // SIGTERM, as `kill PID`
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "stops");
+        String said = Files.readString(err);
+        assertEquals(143, process.exitValue(), said);
+        assertTrue(said.contains("pinshard convert: stopped by a signal; " + out + " keeps its finished shards but has"
+            + " no manifest yet, so it is not a dataset; run the same command again to resume"), said);
+        assertFalse(said.contains("\tat "), said);
+        assertFalse(Files.exists(out.resolve("manifest.json")), "nothing presented as complete");
+        Launcher.Result again = pinshard(convert);
+        assertEquals(0, again.status(), again.toString());
+        assertTrue(again.stdout().contains("resumed after"), again.toString());
+        assertFalse(again.stderr().contains("stopped by a signal"), "a run that finishes says nothing of a stop");
     }
 }

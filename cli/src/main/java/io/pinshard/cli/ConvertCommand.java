@@ -179,8 +179,13 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
         }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
+        String stopped = remote == null
+            ? Printable.escape(output.toString()) + " keeps its finished shards but has no manifest yet, so it is not a dataset"
+            : outputArg + " is not a complete dataset (its manifest goes up last); the converted shards are kept in "
+                + Printable.escape(output.toString());
         // The default staging directory is shared by every convert to this destination: one at a time.
-        try (java.io.Closeable held = remote != null && staging == null ? StagingDirectory.hold(output, outputArg) : null) {
+        try (java.io.Closeable held = remote != null && staging == null ? StagingDirectory.hold(output, outputArg) : null;
+             StopNotice stop = StopNotice.arm("convert", stopped)) {
             return convertInto(options, remote, out, err);
         }
     }

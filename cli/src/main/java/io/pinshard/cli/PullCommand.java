@@ -65,7 +65,9 @@ final class PullCommand implements Callable<Integer> {
             .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
         PullResult result;
-        try (S3Client client = S3Clients.create(settings);
+        try (StopNotice stop = StopNotice.arm("pull", "the manifest goes in last, so "
+                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes");
+             S3Client client = S3Clients.create(settings);
              TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
         }
