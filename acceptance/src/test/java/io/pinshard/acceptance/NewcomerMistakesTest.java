@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -165,5 +166,19 @@ class NewcomerMistakesTest {
         assertEquals(0, again.status(), again.toString());
         assertTrue(again.stdout().contains("resumed after"), again.toString());
         assertFalse(again.stderr().contains("stopped by a signal"), "a run that finishes says nothing of a stop");
+    }
+
+    @Test
+    void serveAndBenchHelpShowOneRangePerRangeOption() throws Exception {
+        for (String command : new String[] {"serve", "bench"}) {
+            Launcher.Result help = pinshard(command, "--help");
+            assertEquals(0, help.status(), help.toString());
+            for (String shown : new String[] {"--scale=MIN,MAX", "--ratio=MIN,MAX", "--fields=NAME[,NAME...]"}) {
+                assertTrue(Pattern.compile(Pattern.quote(shown) + "\\s").matcher(help.stdout()).find(),
+                    command + " --help shows " + shown + ":\n" + help);
+            }
+            // picocli's syntax for a split value read as if several ranges or lists were taken
+            assertFalse(help.stdout().contains("MIN,MAX[") || help.stdout().contains("NAME...]["), help.toString());
+        }
     }
 }
