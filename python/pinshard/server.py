@@ -176,10 +176,8 @@ class Server:
                     self._ready.set()
 
     def _read_errors(self):
-        with self.process.stderr as lines:
-            for n, line in enumerate(lines):
-                if n == 0 and line == _java.INCUBATOR_NOTICE:
-                    continue  # the JVM's notice, of no use to the user, would open every error message
+        with self.process.stderr as lines:  # less the JVM's notice, of no use to the user, that opened every error
+            for line in _java.drop_incubator_notice(lines):
                 self._stderr.append(line.decode("utf-8", "replace"))
 
     def stderr(self):

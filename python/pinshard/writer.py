@@ -25,6 +25,7 @@ import threading
 import zlib
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from . import _java
 from .server import pinshard_command
 
 # Tars the samples are spread over: convert lists a folder of tars in name order, and a bounded part keeps any
@@ -158,7 +159,7 @@ class _StderrTail(threading.Thread):
         self.start()
 
     def run(self) -> None:
-        for chunk in iter(lambda: self._stream.read1(65536), b""):
+        for chunk in _java.drop_incubator_notice(iter(lambda: self._stream.read1(65536), b"")):
             if hasattr(sys.stderr, "buffer"):
                 sys.stderr.buffer.write(chunk)
             else:  # a replaced sys.stderr (a notebook, a test runner) takes text

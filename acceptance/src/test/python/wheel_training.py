@@ -118,4 +118,13 @@ try:
 except ValueError as e:
     message = str(e)
 assert "torch.float32" in message and "not 'float32' (a str)" in message, message
-print("a missing dataset and a dtype string are refused by name")
+with tempfile.TemporaryDirectory() as temp:  # pinshard.write over another dataset: convert's refusal, no JVM notice
+    other = os.path.join(temp, "other")
+    pinshard.write(other, [(np.zeros((8, 8, 3), dtype=np.uint8), 0)], progress="none")
+    try:
+        pinshard.write(other, [(np.ones((8, 8, 3), dtype=np.uint8), 1)], progress="none")
+        raise AssertionError("pinshard.write replaced another dataset")
+    except pinshard.WriteError as e:
+        message = str(e)
+    assert "already holds a different dataset" in message and "WARNING" not in message, message
+print("a missing dataset, a dtype string and a write over another dataset are refused by name")
