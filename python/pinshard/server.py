@@ -147,16 +147,21 @@ class Server:
                          threading.Thread(target=self._read_errors, daemon=True)]
         for reader in self._readers:
             reader.start()
-        deadline = time.monotonic() + ready_timeout
-        while not self._ready.wait(0.05):
-            if self.process.poll() is not None:
-                self._close_pipes()
-                raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
-                                % (self.process.returncode, self.stderr().strip()[-2000:]))
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
         self.ring = None
+        deadline = time.monotonic() + ready_timeout
+        try:
+            while not self._ready.wait(0.05):
+                if self.process.poll() is not None:
+                    self._close_pipes()
+                    raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
+                                    % (self.process.returncode, self.stderr().strip()[-2000:]))
+                if time.monotonic() > deadline:
+                    raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
+        except BaseException:
+            # A Ctrl-C (KeyboardInterrupt) while the JVM starts: no caller holds this server to stop it, and in a
+            # REPL or notebook its owner, this process, lives on; so it goes now.
+            self.stop()
+            raise
         if attach:
             try:
                 self.ring = Ring(self.ring_path, pin_memory=pin_memory, process=self.process)
