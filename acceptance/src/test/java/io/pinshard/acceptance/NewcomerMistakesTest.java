@@ -80,6 +80,20 @@ class NewcomerMistakesTest {
     }
 
     @Test
+    void aFlatFolderOfImagesIsRefusedSayingWhyAndWhatToDoInsteadOfWritingAnEmptyDataset() throws Exception {
+        Path flat = ImageFolders.classFolders(temp.resolve("flat"), 3, "a").resolve("a"); // a-0.png ... directly in it
+        Path out = temp.resolve("out");
+        assertUsageError(pinshard("convert", flat.toString(), "-o", out.toString()), "input " + flat
+            + ": none of its 3 input(s) can be converted, e.g. a-0.png: not inside a class folder");
+        assertUsageError(pinshard("convert", flat.toString(), "-o", out.toString()), "use --labels none");
+        assertFalse(Files.exists(out), "no empty dataset written");
+        Launcher.Result unlabelled = pinshard("convert", flat.toString(), "-o", out.toString(), "--labels", "none",
+            "--progress", "none");
+        assertEquals(0, unlabelled.status(), unlabelled.toString());
+        assertTrue(unlabelled.stdout().contains("written: 3"), unlabelled.toString());
+    }
+
+    @Test
     void previewRefusesAnOutItCannotWriteBeforeDoingAnyWork() throws Exception {
         Path dataset = temp.resolve("data");
         Launcher.Result convert = pinshard("convert", ImageFolders.classFolders(temp.resolve("photos"), 2, "a")

@@ -13,6 +13,7 @@ import io.pinshard.writer.convert.Converter;
 import io.pinshard.writer.convert.FieldSpec;
 import io.pinshard.writer.convert.FieldsFromTable;
 import io.pinshard.writer.convert.FolderLister;
+import io.pinshard.writer.convert.InputItem;
 import io.pinshard.writer.convert.InputListing;
 import io.pinshard.writer.convert.ManifestLister;
 import io.pinshard.writer.convert.OutputCodec;
@@ -210,6 +211,14 @@ final class ConvertCommand implements Callable<Integer> {
         if (listing.items().isEmpty()) {
             // Before anything is written: an empty dataset that verifies would only fail later, in the loader.
             throw new IllegalArgumentException(nothingToConvert(listing));
+        }
+        if (listing.items().stream().allMatch(item -> item.problem() != null)) {
+            // Every input refused by the listing itself (a flat folder of images, with labels from class folders):
+            // the same empty dataset, so the same refusal, with the first reason, which says what to do.
+            InputItem first = listing.items().get(0);
+            throw new IllegalArgumentException("input " + input + ": none of its " + listing.items().size()
+                + " input(s) can be converted, e.g. " + Printable.escape(first.key()) + ": " + first.problem()
+                + "; nothing to convert, no dataset written");
         }
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
         ConvertSummary summary;
