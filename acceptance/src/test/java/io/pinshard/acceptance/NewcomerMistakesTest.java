@@ -67,6 +67,20 @@ class NewcomerMistakesTest {
     }
 
     @Test
+    void anImageFolderGivenForADatasetSaysToConvertItFirst() throws Exception {
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 1, "cat", "dog");
+        for (String command : new String[] {"bench", "inspect", "serve"}) {
+            assertUsageError(pinshard(command, photos.toString()), "no manifest.json in " + photos
+                + ": not a pinshard dataset (or its writer did not finish) [NOT_A_DATASET]; it holds images: convert"
+                + " them into a dataset first, e.g. pinshard convert " + photos + " -o DATASET_DIR");
+        }
+        Path empty = Files.createDirectories(temp.resolve("empty"));
+        Launcher.Result notImages = pinshard("inspect", empty.toString());
+        assertUsageError(notImages, "no manifest.json in " + empty);
+        assertFalse(notImages.stderr().contains("holds images"), "no hint for a folder without images: " + notImages);
+    }
+
+    @Test
     void convertOfAFileItDoesNotReadOrIntoAFileSaysWhichAndWritesNothing() throws Exception {
         Path notes = Files.writeString(temp.resolve("notes.txt"), "not images");
         Path out = temp.resolve("out");
