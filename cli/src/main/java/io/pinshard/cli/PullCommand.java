@@ -36,7 +36,8 @@ final class PullCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "s3://BUCKET/PREFIX", description = "Where the dataset is.")
     String source;
 
-    @Parameters(index = "1", paramLabel = "DIR", description = "Directory to download into (created if needed).")
+    @Parameters(index = "1", paramLabel = "DIR", description = "Directory to download into: new (created), empty, or"
+        + " an earlier pull's, to resume or update; a folder of other files is refused.")
     Path directory;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
