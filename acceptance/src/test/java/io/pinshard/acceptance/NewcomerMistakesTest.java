@@ -108,6 +108,16 @@ class NewcomerMistakesTest {
     }
 
     @Test
+    void anOutputInsideTheInputFolderIsRefusedBeforeItBecomesAClassOfItsOwnRerun() throws Exception {
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 1, "cat", "dog");
+        Path inside = photos.resolve("shards");
+        // Written, the output was a third class folder of the same command's rerun: "already holds a different dataset".
+        assertUsageError(pinshard("convert", photos.toString(), "-o", inside.toString()), "output " + inside
+            + " is inside the input folder " + photos + ": give -o a directory outside it, e.g. " + photos + "-shards");
+        assertFalse(Files.exists(inside), "nothing written");
+    }
+
+    @Test
     void previewRefusesAnOutItCannotWriteBeforeDoingAnyWork() throws Exception {
         Path dataset = temp.resolve("data");
         Launcher.Result convert = pinshard("convert", ImageFolders.classFolders(temp.resolve("photos"), 2, "a")

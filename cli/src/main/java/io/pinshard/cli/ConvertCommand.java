@@ -201,6 +201,15 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("output " + output + " is a file, not a directory: give "
                 + (remote == null ? "-o" : "--staging") + " a new or empty directory (convert writes a folder of shards)");
         }
+        Path inputFolder = input.toAbsolutePath().normalize();
+        if (Files.isDirectory(input) && kind() == InputKind.FOLDER
+            && output.toAbsolutePath().normalize().startsWith(inputFolder)) {
+            // The output would be listed as a class folder of the input: a rerun of the same command (to resume, or
+            // to find it finished) would see other classes, hence another conversion, and refuse its own output.
+            throw new IllegalArgumentException("output " + output + " is inside the input folder " + input + ": give "
+                + (remote == null ? "-o" : "--staging") + " a directory outside it, e.g. "
+                + inputFolder.resolveSibling(inputFolder.getFileName() + "-shards"));
+        }
         if (!Files.isDirectory(input) && kind() == InputKind.FOLDER) {
             // A file that is none of the inputs convert reads; a folder lister would only say "not a directory".
             throw new IllegalArgumentException("input " + input + " is a file convert does not read: give an image"
