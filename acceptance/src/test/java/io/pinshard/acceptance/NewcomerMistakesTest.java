@@ -63,7 +63,10 @@ class NewcomerMistakesTest {
             .toString(), "-o", dataset.toString(), "--progress", "none");
         assertEquals(0, convert.status(), convert.toString());
         Path shard = dataset.resolve("shard-00000.pinshard");
-        assertUsageError(pinshard("inspect", shard.toString()), "give its dataset's directory (" + dataset + ")");
+        assertUsageError(pinshard("inspect", shard.toString()), "is a dataset's shard file, not a dataset directory:"
+            + " give its dataset's directory (" + dataset + ")");
+        assertUsageError(pinshard("verify", dataset.resolve("manifest.json").toString()), "is a dataset's manifest"
+            + " file, not a dataset directory: give its dataset's directory (" + dataset + ")");
     }
 
     @Test

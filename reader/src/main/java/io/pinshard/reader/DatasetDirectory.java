@@ -1,5 +1,6 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
 import java.nio.file.Files;
@@ -21,14 +22,20 @@ final class DatasetDirectory {
         String detail;
         if (!Files.exists(directory)) {
             detail = "does not exist (" + WHAT + ")";
-        } else if (directory.getFileName() != null && directory.getFileName().toString().endsWith(".pinshard")) {
-            // A shard file given where its dataset was meant: name the folder the user likely wanted.
+        } else if (isDatasetFile(directory)) {
+            // A shard or manifest given where its dataset was meant: name the folder the user likely wanted.
             Path parent = directory.toAbsolutePath().getParent();
-            detail = "is a shard file, not a dataset directory: give its dataset's directory"
+            detail = "is a dataset's " + (directory.getFileName().toString().endsWith(".pinshard") ? "shard" : "manifest")
+                + " file, not a dataset directory: give its dataset's directory"
                 + (parent == null ? "" : " (" + parent + ")") + " instead";
         } else {
             detail = "is a file, not a dataset directory (" + WHAT + ")";
         }
         throw new ShardFormatException(Kind.NOT_A_DATASET, directory.toString(), null, -1, detail, null);
+    }
+
+    private static boolean isDatasetFile(Path file) {
+        String name = file.getFileName() == null ? "" : file.getFileName().toString();
+        return name.endsWith(".pinshard") || name.equals(DatasetManifest.FILE_NAME);
     }
 }
