@@ -38,6 +38,14 @@ def pinshard_command(*args):
     return ["pinshard"] + list(args)
 
 
+def dataset_location(dataset):
+    """`dataset` as the CLI gets it: a path with `~` expanded, as a shell would have done for the command line (a
+    Python string is passed as written, and "~/data/pets" reached the server as a folder named "~"), or an
+    s3:// location unchanged."""
+    location = os.fspath(dataset)
+    return location if "://" in location else os.path.expanduser(location)
+
+
 def server_command():
     """The command before `serve` and its arguments (see `pinshard_command`)."""
     return pinshard_command("serve")[:-1]
@@ -125,7 +133,7 @@ class Server:
             ring = "pinshard-%d-%s.ring" % (os.getpid(), os.urandom(4).hex())
         self.ring_path = resolve_ring(ring)  # a bare name: in this user's ring directory, checked (docs/RING.md §9)
         clean_stale_rings(os.path.dirname(self.ring_path))
-        args = list(command or server_command()) + ["serve", os.fspath(dataset), "--ring", self.ring_path, "--json",
+        args = list(command or server_command()) + ["serve", dataset_location(dataset), "--ring", self.ring_path, "--json",
                                                     "--owner-pid", str(os.getpid())]
         for key, value in options.items():
             if key not in _OPTION_NAMES:

@@ -16,7 +16,7 @@ import torch
 import torch.utils.data
 
 from .client import RingError
-from .server import Server
+from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
 
@@ -135,7 +135,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
             raise ValueError("mean/std need a float dtype: uint8 batches are pixels")
         if not copy and (dtype != torch.uint8 or layout != "NHWC"):
             raise ValueError("copy=False is for dtype=torch.uint8, layout=\"NHWC\" (the ring's own format) only")
-        self.path = os.fspath(path)
+        self.path = dataset_location(path)
         self.batch_size, self.crop, self.dtype, self.layout = batch_size, crop, dtype, layout
         self.mean, self.std, self.copy, self.seed = mean, std, copy, seed
         self.device = self._device(device)

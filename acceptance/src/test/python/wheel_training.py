@@ -127,4 +127,11 @@ with tempfile.TemporaryDirectory() as temp:  # pinshard.write over another datas
     except pinshard.WriteError as e:
         message = str(e)
     assert "already holds a different dataset" in message and "WARNING" not in message, message
-print("a missing dataset, a dtype string and a write over another dataset are refused by name")
+# "~/..." in a Python string: expanded as the shell expands it on the command line (HOME is the test's own)
+home_set = os.path.join("~", "home-written")
+pinshard.write(home_set, [(np.zeros((8, 8, 3), dtype=np.uint8), 0), (np.ones((8, 8, 3), dtype=np.uint8), 1)],
+               progress="none")
+assert os.path.isfile(os.path.expanduser(os.path.join(home_set, "manifest.json"))), "written under HOME"
+with PinshardDataset(home_set, dtype=torch.uint8, layout="NHWC", batch_size=2, crop=8, workers=1) as tilde:
+    assert len(list(tilde)) == 1
+print("a missing dataset, a dtype string and a write over another dataset are refused by name; ~ is expanded")
