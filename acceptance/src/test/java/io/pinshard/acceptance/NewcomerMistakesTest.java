@@ -185,10 +185,11 @@ class NewcomerMistakesTest {
      */
     @Test
     void aConvertStoppedByASignalSaysItsOutputIsNoDatasetYetAndTheSameCommandResumes() throws Exception {
-        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 60, "a", "b");
+        Path photos = ImageFolders.classFolders(temp.resolve("photos"), 150, "a", "b");
         Path out = temp.resolve("data");
-        // Enlarged and JPEG-encoded on one worker in 1-MiB shards: shards finish early and the run lasts seconds.
-        String[] convert = {"convert", photos.toString(), "-o", out.toString(), "--upscale", "--shorter-side", "1024",
+        // Enlarged and JPEG-encoded on one worker in 1-MiB shards: a first shard within a tenth of a second, the run
+        // seconds long (4 s here), so a signal sent when the first shard is there lands midway even under load.
+        String[] convert = {"convert", photos.toString(), "-o", out.toString(), "--upscale", "--shorter-side", "2048",
             "--codec", "jpeg", "--workers", "1", "--shard-size", "1MiB", "--progress", "none"};
         Path err = temp.resolve("convert-stderr.log");
         Process process = Launcher.pinshard(temp, convert).redirectOutput(ProcessBuilder.Redirect.DISCARD)
@@ -198,7 +199,7 @@ class NewcomerMistakesTest {
         process.destroy(); // SIGTERM, as `kill PID`
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "stops");
         String said = Files.readString(err);
-        assertEquals(143, process.exitValue(), said);
+        assertEquals(143, process.exitValue(), "stopped by the signal, not finished before it: " + said);
         assertTrue(said.contains("pinshard convert: stopped by a signal; " + out + " keeps its finished shards but has"
             + " no manifest yet, so it is not a dataset; run the same command again to resume"), said);
         assertFalse(said.contains("\tat "), said);
