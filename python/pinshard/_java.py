@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence
 
 #: The oldest Java the server runs on (maven.compiler.release in the root pom).
 MINIMUM_JAVA = 17
@@ -142,17 +142,27 @@ def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str
             + ["-jar", jar] + list(args))
 
 
+def drop_incubator_notice(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """`chunks` of a JVM's stderr (lines or reads of any size) as they come, less a first line that is
+    INCUBATOR_NOTICE."""
+    head = b""
+    chunks = iter(chunks)
+    for chunk in chunks:
+        head += chunk
+        if len(head) >= len(INCUBATOR_NOTICE) or b"\n" in head:
+            break
+    if head.startswith(INCUBATOR_NOTICE):
+        head = head[len(INCUBATOR_NOTICE):]
+    if head:
+        yield head
+    yield from chunks
+
+
 def _filter_stderr(read_end: int) -> None:
     """The forked filter: copies the JVM's stderr through, less a first line that is the incubator notice."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the JVM; this copies its last words, then EOF
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
-        first = pipe.readline()
-        if first != INCUBATOR_NOTICE:
-            os.write(2, first)
-        while True:
-            chunk = pipe.read(65536)
-            if not chunk:
-                break
+        for chunk in drop_incubator_notice(iter(lambda: pipe.read(65536), b"")):
             os.write(2, chunk)
 
 

@@ -38,6 +38,14 @@ def pinshard_command(*args):
     return ["pinshard"] + list(args)
 
 
+def dataset_location(dataset):
+    """`dataset` as the CLI gets it: a path with `~` expanded, as a shell would have done for the command line (a
+    Python string is passed as written, and "~/data/pets" reached the server as a folder named "~"), or an
+    s3:// location unchanged."""
+    location = os.fspath(dataset)
+    return location if "://" in location else os.path.expanduser(location)
+
+
 def server_command():
     """The command before `serve` and its arguments (see `pinshard_command`)."""
     return pinshard_command("serve")[:-1]
@@ -125,7 +133,7 @@ class Server:
             ring = "pinshard-%d-%s.ring" % (os.getpid(), os.urandom(4).hex())
         self.ring_path = resolve_ring(ring)  # a bare name: in this user's ring directory, checked (docs/RING.md §9)
         clean_stale_rings(os.path.dirname(self.ring_path))
-        args = list(command or server_command()) + ["serve", os.fspath(dataset), "--ring", self.ring_path, "--json",
+        args = list(command or server_command()) + ["serve", dataset_location(dataset), "--ring", self.ring_path, "--json",
                                                     "--owner-pid", str(os.getpid())]
         for key, value in options.items():
             if key not in _OPTION_NAMES:
@@ -147,16 +155,21 @@ class Server:
                          threading.Thread(target=self._read_errors, daemon=True)]
         for reader in self._readers:
             reader.start()
-        deadline = time.monotonic() + ready_timeout
-        while not self._ready.wait(0.05):
-            if self.process.poll() is not None:
-                self._close_pipes()
-                raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
-                                % (self.process.returncode, self.stderr().strip()[-2000:]))
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
         self.ring = None
+        deadline = time.monotonic() + ready_timeout
+        try:
+            while not self._ready.wait(0.05):
+                if self.process.poll() is not None:
+                    self._close_pipes()
+                    raise RingError("pinshard serve exited with status %d before its ring was ready: %s"
+                                    % (self.process.returncode, self.stderr().strip()[-2000:]))
+                if time.monotonic() > deadline:
+                    raise RingError("pinshard serve did not get ready within %.0f s" % ready_timeout)
+        except BaseException:
+            # A Ctrl-C (KeyboardInterrupt) while the JVM starts: no caller holds this server to stop it, and in a
+            # REPL or notebook its owner, this process, lives on; so it goes now.
+            self.stop()
+            raise
         if attach:
             try:
                 self.ring = Ring(self.ring_path, pin_memory=pin_memory, process=self.process)
@@ -176,8 +189,8 @@ class Server:
                     self._ready.set()
 
     def _read_errors(self):
-        with self.process.stderr as lines:
-            for line in lines:
+        with self.process.stderr as lines:  # less the JVM's notice, of no use to the user, that opened every error
+            for line in _java.drop_incubator_notice(lines):
                 self._stderr.append(line.decode("utf-8", "replace"))
 
     def stderr(self):

@@ -16,7 +16,7 @@ import torch
 import torch.utils.data
 
 from .client import RingError
-from .server import Server
+from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
 
@@ -49,6 +49,12 @@ def normalisation(mean: Optional[_Triple], std: Optional[_Triple], layout: str,
     return scale, shift
 
 
+def _dtype_error(dtype: Any) -> str:
+    """Why `dtype` is refused; a name such as "float32" is shown quoted, so it does not read as the valid one."""
+    return ("dtype must be a torch.dtype: torch.uint8, torch.float32, torch.float16, torch.bfloat16 or torch.float64,"
+            " not %r%s" % (dtype, " (a %s)" % type(dtype).__name__ if not isinstance(dtype, torch.dtype) else ""))
+
+
 def to_training(images: torch.Tensor, dtype: torch.dtype = torch.float32, layout: str = "NCHW",
                 scale: Optional[torch.Tensor] = None, shift: Optional[torch.Tensor] = None) -> torch.Tensor:
     """A uint8 [N, H, W, C] batch as a new tensor of `dtype` in `layout`: uint8 stays pixels (a copy in the layout),
@@ -63,7 +69,7 @@ def to_training(images: torch.Tensor, dtype: torch.dtype = torch.float32, layout
     if dtype == torch.uint8:
         return source.contiguous() if layout == "NCHW" else source.clone()
     if dtype not in _FLOAT_DTYPES:
-        raise ValueError("dtype must be torch.uint8, float32, float16, bfloat16 or float64, not %s" % dtype)
+        raise ValueError(_dtype_error(dtype))
     if scale is None or shift is None:
         scale, shift = normalisation(None, None, layout, images.device)
     work = torch.float64 if dtype == torch.float64 else torch.float32
@@ -124,12 +130,12 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
         if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
-            raise ValueError("dtype must be torch.uint8, float32, float16, bfloat16 or float64, not %s" % dtype)
+            raise ValueError(_dtype_error(dtype))
         if dtype == torch.uint8 and (mean is not None or std is not None):
             raise ValueError("mean/std need a float dtype: uint8 batches are pixels")
         if not copy and (dtype != torch.uint8 or layout != "NHWC"):
             raise ValueError("copy=False is for dtype=torch.uint8, layout=\"NHWC\" (the ring's own format) only")
-        self.path = os.fspath(path)
+        self.path = dataset_location(path)
         self.batch_size, self.crop, self.dtype, self.layout = batch_size, crop, dtype, layout
         self.mean, self.std, self.copy, self.seed = mean, std, copy, seed
         self.device = self._device(device)

@@ -25,7 +25,8 @@ import threading
 import zlib
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .server import pinshard_command
+from . import _java
+from .server import dataset_location, pinshard_command
 
 # Tars the samples are spread over: convert lists a folder of tars in name order, and a bounded part keeps any
 # one file far from a filesystem's limits.
@@ -158,7 +159,7 @@ class _StderrTail(threading.Thread):
         self.start()
 
     def run(self) -> None:
-        for chunk in iter(lambda: self._stream.read1(65536), b""):
+        for chunk in _java.drop_incubator_notice(iter(lambda: self._stream.read1(65536), b"")):
             if hasattr(sys.stderr, "buffer"):
                 sys.stderr.buffer.write(chunk)
             else:  # a replaced sys.stderr (a notebook, a test runner) takes text
@@ -190,7 +191,7 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
     `shard_size="64MiB"`, `workers=4`, `strict=True`, ...: `pinshard convert --help`); `progress` is convert's
     --progress (bar, log or none; default: convert's choice), shown on this process's stderr. Raises WriteError
     naming the sample when one cannot be encoded, or with convert's message when the conversion fails."""
-    dataset = os.fspath(dataset)
+    dataset = dataset_location(dataset)
     remote = dataset.startswith("s3://")
     parent = None if remote else os.path.dirname(os.path.abspath(dataset))
     if parent is not None:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -288,6 +289,25 @@ class Faults(unittest.TestCase):
             with self.assertRaises(pinshard.RingError) as caught:
                 pinshard.serve(empty, **OPTIONS)
         self.assertIn("manifest.json", str(caught.exception))
+        self.assertNotIn("WARNING: Using incubator modules", str(caught.exception))  # the JVM's notice, dropped
+
+
+class InterruptedStart(unittest.TestCase):
+    def test_a_ctrl_c_while_the_server_starts_stops_it(self):
+        # A "server" that never gets ready (a shell that sleeps, the serve arguments its ignored $1...): the
+        # KeyboardInterrupt lands in the wait for its ring, where no caller holds the server yet. It was left
+        # running (with its ring) for as long as the interpreter, a REPL's or a notebook's, lived on.
+        with tempfile.TemporaryDirectory() as empty:
+            timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    pinshard.serve(empty, command=["/bin/sh", "-c", "exec sleep 60", "sleeper"])
+            finally:
+                timer.cancel()
+        children = subprocess.run(["pgrep", "-P", str(os.getpid()), "-f", "sleep 60"], capture_output=True,
+                                  text=True).stdout.split()
+        self.assertEqual([], children, "the starting server is stopped with the interrupted call")
 
 
 class BadRings(unittest.TestCase):

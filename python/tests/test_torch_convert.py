@@ -85,6 +85,8 @@ class DatasetArguments(unittest.TestCase):
             PinshardDataset("unused", copy=False)
         with self.assertRaisesRegex(ValueError, "layout"):
             PinshardDataset("unused", layout="CHW")
+        with self.assertRaisesRegex(ValueError, "not 'float32' \\(a str\\)"):  # quoted: not read as the valid one
+            PinshardDataset("unused", dtype="float32")
 
     def test_state_of_another_seed_or_world_is_refused(self):
         ds = PinshardDataset("unused", seed=4, world_size=2, rank=1)

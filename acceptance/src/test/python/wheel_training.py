@@ -102,3 +102,36 @@ with tempfile.TemporaryDirectory() as temp:
         seen = sorted(bytes(image.numpy()) for batch, _ in back for image in batch)
     assert seen == sorted(bytes(image) for image in images), "pinshard.write's pixels come back unchanged"
 print("pinshard.write wrote 10 arrays with class names; the loader gives the same pixels back")
+
+# a newcomer's mistakes: a dataset path that does not exist is named in the error, without the JVM's notices, and a
+# dtype given as a string is shown quoted, not as if it were the valid torch.float32
+missing = os.path.join(os.path.dirname(os.path.abspath(dataset)), "no-such-dataset")
+try:
+    next(iter(PinshardDataset(missing, **common)))
+    raise AssertionError("a missing dataset yielded a batch")
+except pinshard.RingError as e:
+    message = str(e)
+assert missing + ": does not exist" in message and "WARNING" not in message, message
+try:
+    PinshardDataset(dataset, dtype="float32", **common)
+    raise AssertionError("dtype='float32' was taken")
+except ValueError as e:
+    message = str(e)
+assert "torch.float32" in message and "not 'float32' (a str)" in message, message
+with tempfile.TemporaryDirectory() as temp:  # pinshard.write over another dataset: convert's refusal, no JVM notice
+    other = os.path.join(temp, "other")
+    pinshard.write(other, [(np.zeros((8, 8, 3), dtype=np.uint8), 0)], progress="none")
+    try:
+        pinshard.write(other, [(np.ones((8, 8, 3), dtype=np.uint8), 1)], progress="none")
+        raise AssertionError("pinshard.write replaced another dataset")
+    except pinshard.WriteError as e:
+        message = str(e)
+    assert "already holds a different dataset" in message and "WARNING" not in message, message
+# "~/..." in a Python string: expanded as the shell expands it on the command line (HOME is the test's own)
+home_set = os.path.join("~", "home-written")
+pinshard.write(home_set, [(np.zeros((8, 8, 3), dtype=np.uint8), 0), (np.ones((8, 8, 3), dtype=np.uint8), 1)],
+               progress="none")
+assert os.path.isfile(os.path.expanduser(os.path.join(home_set, "manifest.json"))), "written under HOME"
+with PinshardDataset(home_set, dtype=torch.uint8, layout="NHWC", batch_size=2, crop=8, workers=1) as tilde:
+    assert len(list(tilde)) == 1
+print("a missing dataset, a dtype string and a write over another dataset are refused by name; ~ is expanded")

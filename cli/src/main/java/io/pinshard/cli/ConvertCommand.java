@@ -14,6 +14,7 @@ import io.pinshard.writer.convert.Converter;
 import io.pinshard.writer.convert.FieldSpec;
 import io.pinshard.writer.convert.FieldsFromTable;
 import io.pinshard.writer.convert.FolderLister;
+import io.pinshard.writer.convert.InputItem;
 import io.pinshard.writer.convert.InputListing;
 import io.pinshard.writer.convert.ManifestLister;
 import io.pinshard.writer.convert.OutputCodec;
@@ -179,7 +180,13 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
         }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
-        return convertInto(options, remote, out, err);
+        String stopped = remote == null
+            ? Printable.escape(output.toString()) + " keeps its finished shards but has no manifest yet, so it is not a dataset"
+            : outputArg + " is not a complete dataset (its manifest goes up last); the converted shards are kept in "
+                + Printable.escape(output.toString());
+        try (StopNotice stop = StopNotice.arm("convert", stopped)) {
+            return convertInto(options, remote, out, err);
+        }
     }
 
     private int convertInto(ConvertOptions options, S3Location remote, PrintWriter out, PrintWriter err)
@@ -188,10 +195,37 @@ final class ConvertCommand implements Callable<Integer> {
         if (!Files.exists(input)) {
             throw new IllegalArgumentException("input " + input + " does not exist");
         }
+        if (Files.exists(output) && !Files.isDirectory(output)) {
+            throw new IllegalArgumentException("output " + output + " is a file, not a directory: give "
+                + (remote == null ? "-o" : "--staging") + " a new or empty directory (convert writes a folder of shards)");
+        }
+        Path inputFolder = input.toAbsolutePath().normalize();
+        if (Files.isDirectory(input) && kind() == InputKind.FOLDER
+            && output.toAbsolutePath().normalize().startsWith(inputFolder)) {
+            // The output would be listed as a class folder of the input: a rerun of the same command (to resume, or
+            // to find it finished) would see other classes, hence another conversion, and refuse its own output.
+            throw new IllegalArgumentException("output " + output + " is inside the input folder " + input + ": give "
+                + (remote == null ? "-o" : "--staging") + " a directory outside it, e.g. "
+                + inputFolder.resolveSibling(inputFolder.getFileName() + "-shards"));
+        }
+        if (!Files.isDirectory(input) && kind() == InputKind.FOLDER) {
+            // A file that is none of the inputs convert reads; a folder lister would only say "not a directory".
+            throw new IllegalArgumentException("input " + input + " is a file convert does not read: give an image"
+                + " folder (INPUT/CLASS/IMAGE), a .csv or .jsonl manifest of path,label rows, a WebDataset .tar or a"
+                + " .parquet file");
+        }
         InputListing listing = list();
         if (listing.items().isEmpty()) {
             // Before anything is written: an empty dataset that verifies would only fail later, in the loader.
             throw new IllegalArgumentException(nothingToConvert(listing));
+        }
+        if (listing.items().stream().allMatch(item -> item.problem() != null)) {
+            // Every input refused by the listing itself (a flat folder of images, with labels from class folders):
+            // the same empty dataset, so the same refusal, with the first reason, which says what to do.
+            InputItem first = listing.items().get(0);
+            throw new IllegalArgumentException("input " + input + ": none of its " + listing.items().size()
+                + " input(s) can be converted, e.g. " + Printable.escape(first.key()) + ": " + first.problem()
+                + "; nothing to convert, no dataset written");
         }
         ConvertProgressReporter.Mode mode = progress != null ? progress : ConvertProgressReporter.defaultMode();
         // Taken once the inputs are known to hold something (a refused input writes nothing), held to the end: an

@@ -56,12 +56,13 @@ final class LoaderOptionsMixin {
         + " needs --add-modules=jdk.incubator.vector, which ./pinshard passes) or opencv (default ${DEFAULT-VALUE}).")
     String resampler;
 
-    @Option(names = "--scale", split = ",", arity = "1", paramLabel = "MIN,MAX", description = "Train mode: "
-        + "random-resized-crop area fraction range (default 0.08,1.0, torchvision's).")
+    // hideParamSyntax: picocli would show a split value as "MIN,MAX[,MIN,MAX...]", as if it took several ranges.
+    @Option(names = "--scale", split = ",", arity = "1", paramLabel = "MIN,MAX", hideParamSyntax = true,
+        description = "Train mode: random-resized-crop area fraction range (default 0.08,1.0, torchvision's).")
     double[] scale;
 
-    @Option(names = "--ratio", split = ",", arity = "1", paramLabel = "MIN,MAX", description = "Train mode: crop aspect "
-        + "ratio range, sampled log-uniformly (default 0.75,1.3333).")
+    @Option(names = "--ratio", split = ",", arity = "1", paramLabel = "MIN,MAX", hideParamSyntax = true,
+        description = "Train mode: crop aspect ratio range, sampled log-uniformly (default 0.75,1.3333).")
     double[] ratio;
 
     @Option(names = "--flip", paramLabel = "P", description = "Train mode: horizontal flip probability (default 0.5).")
@@ -74,8 +75,9 @@ final class LoaderOptionsMixin {
     @Option(names = "--drop-last", description = "Drop the incomplete last batch instead of delivering it.")
     boolean dropLast;
 
-    @Option(names = "--fields", split = ",", paramLabel = "NAME[,NAME...]", description = "Record fields each batch "
-        + "carries beside the pixels (docs/fields.md), e.g. caption,boxes; none by default.")
+    @Option(names = "--fields", split = ",", paramLabel = "NAME[,NAME...]", hideParamSyntax = true,
+        description = "Record fields each batch carries beside the pixels (docs/fields.md), e.g. caption,boxes; none by"
+            + " default.")
     java.util.List<String> fields;
 
     @Option(names = "--field-bytes", paramLabel = "N", description = "Room per sample and field in a batch slot "

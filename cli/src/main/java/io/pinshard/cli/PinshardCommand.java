@@ -68,7 +68,8 @@ public final class PinshardCommand implements Runnable {
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {
                 String command = commandLine.getParent() == null ? "pinshard" : "pinshard " + commandLine.getCommandName();
                 // A shard format error's message names its file escaped already; any other is escaped here.
-                String message = e instanceof ShardFormatException ? e.getMessage() : Printable.escape(e.getMessage());
+                String message = e instanceof ShardFormatException format ? format.getMessage() + ConvertFirstHint.of(format)
+                    : Printable.escape(e.getMessage());
                 if (StartupArchive.shuttingDown()) {
                     // Stopped by a signal: what failed as the JVM went down is the stop itself, not the user's error.
                     commandLine.getErr().println(command + ": stopped (" + message + ")");

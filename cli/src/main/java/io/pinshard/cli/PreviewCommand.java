@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.haveImageWriter;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imwrite;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_RGB2BGR;
 import static org.bytedeco.opencv.global.opencv_imgproc.INTER_AREA;
@@ -20,6 +21,7 @@ import io.pinshard.loader.RecordCropper;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -90,6 +92,7 @@ final class PreviewCommand implements Callable<Integer> {
         if (count < 1 || epochs < 0 || crop < 8) {
             throw new IllegalArgumentException("need --count >= 1, --epochs >= 0, --crop >= 8");
         }
+        checkOut(out);
         try (Dataset dataset = location.open(directory)) {
             int field = captionField == null ? -1 : dataset.fieldIndex(captionField);
             if (captionField != null && field < 0) {
@@ -116,7 +119,8 @@ final class PreviewCommand implements Callable<Integer> {
                 try (Mat bgr = new Mat()) {
                     cvtColor(sheet, bgr, COLOR_RGB2BGR);
                     if (!imwrite(out.toString(), bgr)) {
-                        throw new IllegalArgumentException("cannot write " + out);
+                        throw new IllegalStateException("cannot write " + out + " (is the folder writable, the disk"
+                            + " full?)");
                     }
                 }
                 PrintWriter printer = spec.commandLine().getOut();
@@ -132,6 +136,23 @@ final class PreviewCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Refuses an --out that cannot be written, before any work: OpenCV would fail at the end, in its own words. */
+    static void checkOut(Path out) {
+        Path parent = out.toAbsolutePath().getParent();
+        if (Files.isDirectory(out)) {
+            throw new IllegalArgumentException("--out " + out + " is a directory: give a file name, e.g. "
+                + out.resolve("sheet.png"));
+        }
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("--out " + out + ": the folder " + parent + " does not exist (create it,"
+                + " or write the sheet elsewhere)");
+        }
+        if (!haveImageWriter(out.toString())) {
+            throw new IllegalArgumentException("--out " + out + ": no image format for that name; give a name ending"
+                + " in .png");
+        }
     }
 
     /** Caption lines above each column: class and key, and the --caption field's value. */

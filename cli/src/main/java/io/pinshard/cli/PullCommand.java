@@ -36,7 +36,8 @@ final class PullCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "s3://BUCKET/PREFIX", description = "Where the dataset is.")
     String source;
 
-    @Parameters(index = "1", paramLabel = "DIR", description = "Directory to download into (created if needed).")
+    @Parameters(index = "1", paramLabel = "DIR", description = "Directory to download into: new (created), empty, or"
+        + " an earlier pull's, to resume or update; a folder of other files is refused.")
     Path directory;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "4",
@@ -65,7 +66,9 @@ final class PullCommand implements Callable<Integer> {
             .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
         PullResult result;
-        try (S3Client client = S3Clients.create(settings);
+        try (StopNotice stop = StopNotice.arm("pull", "the manifest goes in last, so "
+                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes");
+             S3Client client = S3Clients.create(settings);
              TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
         }

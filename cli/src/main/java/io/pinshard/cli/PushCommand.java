@@ -55,8 +55,11 @@ final class PushCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         S3Location to = S3Location.parse(destination);
-        return push(directory, to, s3, push.options(), progress.mode(), spec.commandLine().getOut(),
-            spec.commandLine().getErr(), "push");
+        try (StopNotice stop = StopNotice.arm("push", "the manifest goes up last, so " + to
+            + " is a complete dataset only once a push finishes")) {
+            return push(directory, to, s3, push.options(), progress.mode(), spec.commandLine().getOut(),
+                spec.commandLine().getErr(), "push");
+        }
     }
 
     /** Pushes and prints the outcome; shared with {@code convert --output s3://}. */

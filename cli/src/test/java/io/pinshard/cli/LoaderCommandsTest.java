@@ -158,7 +158,7 @@ class LoaderCommandsTest {
     void benchRefusesWhatIsNotADataset() {
         String[] result = run("bench", temp.resolve("missing").toString(), "--seconds", "0.1");
         assertEquals(Integer.toString(PinshardCommand.EXIT_USAGE), result[0]);
-        assertTrue(result[2].contains("not a directory"), result[2]);
+        assertTrue(result[2].contains("missing: does not exist"), result[2]);
     }
 
     @Test

@@ -219,9 +219,7 @@ public final class Dataset implements AutoCloseable {
 
     static Dataset open(Path directory, boolean checkIndexCrc, MapBudget budget, ShardOpener opener) {
         String name = directory.toString();
-        if (!Files.isDirectory(directory)) {
-            throw new ShardFormatException(Kind.NOT_A_DATASET, name, null, -1, "not a directory", null);
-        }
+        DatasetDirectory.check(directory);
         DatasetManifest manifest = Json.readManifest(directory);
         List<DatasetManifest.ShardEntry> entries = manifest.shards();
         int limit = budget.limitFor(name, entries.size());

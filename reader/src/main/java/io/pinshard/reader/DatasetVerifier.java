@@ -74,9 +74,7 @@ public final class DatasetVerifier {
      * @throws ShardFormatException of kind {@link Kind#NOT_A_DATASET} when there is no dataset to verify
      */
     public List<Problem> verify(Path directory) {
-        if (!Files.isDirectory(directory)) {
-            throw new ShardFormatException(Kind.NOT_A_DATASET, directory.toString(), null, -1, "not a directory", null);
-        }
+        DatasetDirectory.check(directory);
         List<Problem> problems = new ArrayList<>();
         DatasetManifest manifest;
         try {

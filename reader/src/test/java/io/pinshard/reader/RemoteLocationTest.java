@@ -17,6 +17,6 @@ class RemoteLocationTest {
     @Test
     void aPlainPathIsStillADirectory() {
         ShardFormatException e = assertThrows(ShardFormatException.class, () -> Dataset.open("/no/such/dataset"));
-        assertTrue(e.getMessage().contains("not a directory"), e.getMessage());
+        assertTrue(e.getMessage().contains("/no/such/dataset: does not exist"), e.getMessage());
     }
 }

@@ -59,6 +59,7 @@ public final class DatasetPull {
      * @throws io.pinshard.format.DatasetBusyException when another writer holds {@code directory}: nothing is written
      */
     public PullResult pull(S3Location from, Path directory) {
+        checkDestination(directory);
         String manifestUri = from.uri(DatasetManifest.FILE_NAME);
         byte[] manifestBytes = getManifest(from);
         DatasetManifest manifest;
@@ -123,6 +124,39 @@ public final class DatasetPull {
         }
         return new PullResult(tally.sent.get(), tally.skipped.get(), tally.sentBytes.get(), tally.skippedBytes.get(),
             !same);
+    }
+
+    /**
+     * Refuses, before any request, a destination that is a file or a folder of other things (an image folder, a
+     * home directory): a pull never deletes files it did not write, so it would mix a dataset into them. Hidden
+     * names are left out (the staging folder, lock files), as are a dataset's own names (a rerun, a --force).
+     */
+    static void checkDestination(Path directory) {
+        if (Files.exists(directory) && !Files.isDirectory(directory)) {
+            throw new TransferException(directory + " is a file, not a directory: nothing downloaded; give pull a new"
+                + " or empty directory");
+        }
+        if (!Files.isDirectory(directory)) {
+            return;
+        }
+        List<String> others = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (!name.startsWith(".") && !name.equals(DatasetManifest.FILE_NAME) && !name.endsWith(".pinshard")) {
+                    others.add(name);
+                }
+            }
+        } catch (IOException e) {
+            throw new TransferException("cannot list " + directory + ": " + e, e);
+        }
+        if (!others.isEmpty()) {
+            others.sort(null);
+            throw new TransferException(directory + " holds files that are not a pinshard dataset's (" + others.size()
+                + ": " + String.join(", ", others.subList(0, Math.min(3, others.size())))
+                + (others.size() > 3 ? ", ..." : "") + "): nothing downloaded; give pull a new or empty directory"
+                + " (pull never deletes files it did not write)");
+        }
     }
 
     /**
