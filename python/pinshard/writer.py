@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import zlib
-from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _java
 from .server import dataset_location, pinshard_command
@@ -113,11 +113,15 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
     archive.addfile(info, io.BytesIO(data))
 
 
-def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]]) -> Tuple[int, bool]:
-    """Streams the samples into folder/part-NNNNNN.tar; returns (samples, whether any had a label)."""
+def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]],
+                every_64: Callable[[], None] = lambda: None) -> Tuple[int, bool]:
+    """Streams the samples into folder/part-NNNNNN.tar; returns (samples, whether any had a label). `every_64` is
+    called before every 64th sample (the first included)."""
     count, labelled, unlabelled, part, archive = 0, 0, 0, 0, None
     try:
         for sample in samples:
+            if count % 64 == 0:
+                every_64()
             try:
                 image, label = sample
                 data, extension = _encoded(image)
@@ -184,26 +188,56 @@ def _option_arguments(options: dict) -> List[str]:
     return arguments
 
 
+class _OptionsCheck:
+    """`pinshard convert ... --check-options` run beside the samples' writing: convert's own verdict on the options
+    and the output, in the time the first samples take, so that a wrong keyword or value fails before a long
+    generator has been drained, not after (its JVM start overlaps the samples instead of adding to them)."""
+
+    def __init__(self, command: List[str], dataset: str):
+        self._dataset = dataset
+        self._process = subprocess.Popen(command + ["--check-options"], stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def raise_if_refused(self, wait: bool = False) -> None:
+        """Raises WriteError with convert's words once the check has failed; with `wait`, waits for its verdict."""
+        code = self._process.wait() if wait else self._process.poll()
+        if code:
+            message = b"".join(_java.drop_incubator_notice([self._process.stderr.read()]))
+            raise WriteError("pinshard.write: pinshard convert refused the options (exit %d) for %s, before the "
+                             "conversion: %s" % (code, self._dataset, message.decode("utf-8", "replace").strip()))
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        self._process.stderr.close()
+
+
 def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], *, progress: Optional[str] = None,
           command: Optional[Sequence[str]] = None, **options: Any) -> WriteResult:
     """Writes `samples` ((image, label) pairs, see the module's text) as the pinshard dataset `dataset` (a new or
     empty directory, or s3://BUCKET/PREFIX). Keyword options are convert's (`shorter_side=320`, `codec="jpeg"`,
     `shard_size="64MiB"`, `workers=4`, `strict=True`, ...: `pinshard convert --help`); `progress` is convert's
     --progress (bar, log or none; default: convert's choice), shown on this process's stderr. Raises WriteError
-    naming the sample when one cannot be encoded, or with convert's message when the conversion fails."""
+    naming the sample when one cannot be encoded, or with convert's message when it refuses the options (checked
+    beside the first samples, by `convert --check-options`) or the conversion fails."""
     dataset = dataset_location(dataset)
     remote = dataset.startswith("s3://")
     parent = None if remote else os.path.dirname(os.path.abspath(dataset))
     if parent is not None:
         os.makedirs(parent, exist_ok=True)
+    base = list(command) if command is not None else pinshard_command("convert")[:-1]
     folder = tempfile.mkdtemp(prefix=".pinshard-write-", dir=parent)
+    convert = base + ["convert", folder, "-o", dataset, "--input-kind", "webdataset"]
+    if progress is not None:
+        convert += ["--progress", progress]
+    convert += _option_arguments(options)
+    check = None
     try:
-        count, labelled = _write_tars(folder, samples)
-        arguments = [folder, "-o", dataset, "--input-kind", "webdataset", "--labels", "auto" if labelled else "none"]
-        if progress is not None:
-            arguments += ["--progress", progress]
-        base = list(command) if command is not None else pinshard_command("convert")[:-1]
-        with subprocess.Popen(base + ["convert"] + arguments + _option_arguments(options),
+        check = _OptionsCheck(convert + ["--labels", "auto"], dataset)
+        count, labelled = _write_tars(folder, samples, check.raise_if_refused)
+        check.raise_if_refused(wait=True)
+        with subprocess.Popen(convert + ["--labels", "auto" if labelled else "none"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
             errors = _StderrTail(process.stderr)
             out = process.stdout.read().decode("utf-8", "replace")
@@ -214,4 +248,6 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
                              % (code, dataset, (errors.tail() or out).strip()))
         return WriteResult(dataset, count, out.splitlines())
     finally:
+        if check is not None:
+            check.close()
         shutil.rmtree(folder, ignore_errors=True)

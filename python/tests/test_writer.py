@@ -107,6 +107,23 @@ class Write(unittest.TestCase):
         self.assertIn("data", str(raised.exception))
         self.assertEqual(["data"], os.listdir(self.temp.name))
 
+    def test_a_wrong_option_fails_while_the_samples_are_written_not_after(self):
+        drawn = []
+
+        def samples():  # far more than a check's JVM start takes to write; stops being drawn once refused
+            for i in range(200000):
+                drawn.append(i)
+                yield rgb(i, 8, 8), i % 2
+
+        with self.assertRaises(pinshard.WriteError) as raised:
+            pinshard.write(self.path("data"), samples(), shorterside=32, progress="none")
+        self.assertIn("refused the options", str(raised.exception))
+        self.assertIn("Unknown option", str(raised.exception))
+        self.assertIn("'--shorterside'", str(raised.exception))
+        self.assertNotIn("WARNING", str(raised.exception))
+        self.assertLess(len(drawn), 200000, "the generator was drained before the option was refused")
+        self.assertEqual([], os.listdir(self.temp.name))
+
     def test_an_undecodable_image_is_rejected_with_a_reason_not_lost(self):
         truncated = _png(rgb(5, 16, 16))[:40]
         result = pinshard.write(self.path("data"), [(rgb(0, 8, 8), 0), (truncated, 1)], codec="raw",

@@ -162,6 +162,11 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, else a log line every 10 s).")
     ConvertProgressReporter.Mode progress;
 
+    @Option(names = "--check-options", description = "Check the options and -o, then exit 0 without reading INPUT or writing"
+        + " anything: what pinshard.write (Python) runs beside its samples, so that a wrong option fails at once, not"
+        + " once every sample is written.")
+    boolean checkOptions;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -180,24 +185,24 @@ final class ConvertCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--staging and --keep-staging need an s3:// --output");
         }
         output = remote == null ? Path.of(outputArg) : staging != null ? staging : StagingDirectory.of(remote);
+        PartSpec partSpec = part == null ? null : PartSpec.parse(part);
+        checkOutputIsNoFile(remote);
+        if (checkOptions) {
+            return 0; // --check-options: the options parsed and checked above; INPUT may not be ready yet (pinshard.write)
+        }
         String stopped = remote == null
             ? Printable.escape(output.toString()) + " keeps its finished shards but has no manifest yet, so it is not a dataset"
             : outputArg + " is not a complete dataset (its manifest goes up last); the converted shards are kept in "
                 + Printable.escape(output.toString());
         try (StopNotice stop = StopNotice.arm("convert", stopped)) {
-            return convertInto(options, remote, out, err);
+            return convertInto(options, partSpec, remote, out, err);
         }
     }
 
-    private int convertInto(ConvertOptions options, S3Location remote, PrintWriter out, PrintWriter err)
-        throws IOException {
-        PartSpec partSpec = part == null ? null : PartSpec.parse(part);
+    private int convertInto(ConvertOptions options, PartSpec partSpec, S3Location remote, PrintWriter out,
+                            PrintWriter err) throws IOException {
         if (!Files.exists(input)) {
             throw new IllegalArgumentException("input " + input + " does not exist");
-        }
-        if (Files.exists(output) && !Files.isDirectory(output)) {
-            throw new IllegalArgumentException("output " + output + " is a file, not a directory: give "
-                + (remote == null ? "-o" : "--staging") + " a new or empty directory (convert writes a folder of shards)");
         }
         Path inputFolder = input.toAbsolutePath().normalize();
         if (Files.isDirectory(input) && kind() == InputKind.FOLDER
@@ -244,6 +249,13 @@ final class ConvertCommand implements Callable<Integer> {
                 throw new IllegalStateException(summary.rejected() + " input(s) rejected and --strict is set");
             }
             return remote == null ? 0 : pushStaged(remote, mode, out, err);
+        }
+    }
+
+    private void checkOutputIsNoFile(S3Location remote) {
+        if (Files.exists(output) && !Files.isDirectory(output)) {
+            throw new IllegalArgumentException("output " + output + " is a file, not a directory: give "
+                + (remote == null ? "-o" : "--staging") + " a new or empty directory (convert writes a folder of shards)");
         }
     }
 

@@ -275,6 +275,31 @@ class ConvertCommandTest {
         TestImageFiles.write(file, TestImageFiles.png(TestImageFiles.gradient(height, width, 3, seed, 5), height, width, 3));
     }
 
+    /** What pinshard.write runs beside its samples: the options' verdict before INPUT exists, writing nothing. */
+    @Test
+    void checkJudgesTheOptionsAndOutputWithoutReadingInputOrWriting() throws IOException {
+        Path notYet = tmp.resolve("samples-not-written-yet");
+        Path out = tmp.resolve("out");
+        CommandTestSupport.Result good = convert(notYet, out, "--codec", "jpeg", "--part", "1/4", "--check-options");
+        assertEquals(0, good.exitCode(), good.err());
+        assertEquals("", good.out());
+        assertFalse(Files.exists(out), "--check-options wrote " + out);
+        assertFalse(Files.exists(notYet));
+        CommandTestSupport.Result typo = convert(notYet, out, "--shorterside", "32", "--check-options");
+        assertEquals(2, typo.exitCode());
+        assertTrue(typo.err().contains("Unknown option") && typo.err().contains("'--shorterside'"), typo.err());
+        CommandTestSupport.Result value = convert(notYet, out, "--max-pixels", "0", "--check-options");
+        assertEquals(2, value.exitCode());
+        assertTrue(value.err().contains("--max-pixels must be between 1"), value.err());
+        CommandTestSupport.Result part = convert(notYet, out, "--part", "4/4", "--check-options");
+        assertEquals(2, part.exitCode(), part.err());
+        Files.writeString(tmp.resolve("a-file"), "not a folder");
+        CommandTestSupport.Result file = convert(notYet, tmp.resolve("a-file"), "--check-options");
+        assertEquals(2, file.exitCode());
+        assertTrue(file.err().contains("is a file, not a directory"), file.err());
+        assertFalse(Files.exists(out));
+    }
+
     @Test
     void maxPixelsRejectsLargerImagesAndIsValidated() throws IOException {
         Path input = tmp.resolve("in");
