@@ -203,8 +203,8 @@ class _OptionsCheck:
         code = self._process.wait() if wait else self._process.poll()
         if code:
             message = b"".join(_java.drop_incubator_notice([self._process.stderr.read()]))
-            raise WriteError("pinshard.write: pinshard convert refused the options (exit %d) for %s, before the "
-                             "conversion: %s" % (code, self._dataset, message.decode("utf-8", "replace").strip()))
+            raise WriteError("pinshard.write: pinshard convert refused the options or %s (exit %d), before the "
+                             "conversion: %s" % (self._dataset, code, message.decode("utf-8", "replace").strip()))
 
     def close(self) -> None:
         if self._process.poll() is None:

@@ -103,9 +103,11 @@ class Write(unittest.TestCase):
             f.write("not a dataset")
         with self.assertRaises(pinshard.WriteError) as raised:
             pinshard.write(self.path("data"), [(rgb(0, 8, 8), 0)], progress="none")
-        self.assertIn("pinshard convert failed", str(raised.exception))
+        self.assertIn("pinshard convert refused", str(raised.exception))
+        self.assertIn("is not empty and holds no unfinished conversion", str(raised.exception))
         self.assertIn("data", str(raised.exception))
         self.assertEqual(["data"], os.listdir(self.temp.name))
+        self.assertEqual(["unrelated.txt"], os.listdir(self.path("data")))
 
     def test_a_wrong_option_fails_while_the_samples_are_written_not_after(self):
         drawn = []

@@ -162,9 +162,9 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, else a log line every 10 s).")
     ConvertProgressReporter.Mode progress;
 
-    @Option(names = "--check-options", description = "Check the options and -o, then exit 0 without reading INPUT or writing"
-        + " anything: what pinshard.write (Python) runs beside its samples, so that a wrong option fails at once, not"
-        + " once every sample is written.")
+    @Option(names = "--check-options", description = "Check the options and -o (a file, or a folder of other files, is"
+        + " refused), then exit 0 without reading INPUT or writing anything: what pinshard.write (Python) runs beside"
+        + " its samples, so that a wrong option fails at once, not once every sample is written.")
     boolean checkOptions;
 
     @CommandLine.Spec
@@ -188,7 +188,15 @@ final class ConvertCommand implements Callable<Integer> {
         PartSpec partSpec = part == null ? null : PartSpec.parse(part);
         checkOutputIsNoFile(remote);
         if (checkOptions) {
-            return 0; // --check-options: the options parsed and checked above; INPUT may not be ready yet (pinshard.write)
+            // The options parsed and checked above, and an output no conversion could take; INPUT may not exist yet.
+            try {
+                Converter.checkOutputCanTakeAConversion(output);
+            } catch (OutputTakenException taken) {
+                throw new IllegalStateException(taken.getMessage() + ". " + remedy(taken, remote != null), taken);
+            } catch (ConvertException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            return 0;
         }
         String stopped = remote == null
             ? Printable.escape(output.toString()) + " keeps its finished shards but has no manifest yet, so it is not a dataset"

@@ -298,6 +298,22 @@ class ConvertCommandTest {
         assertEquals(2, file.exitCode());
         assertTrue(file.err().contains("is a file, not a directory"), file.err());
         assertFalse(Files.exists(out));
+        Path photos = Files.createDirectories(tmp.resolve("photos"));
+        Files.writeString(photos.resolve("notes.txt"), "not a dataset");
+        CommandTestSupport.Result others = convert(notYet, photos, "--check-options");
+        assertEquals(1, others.exitCode(), others.err());
+        assertTrue(others.err().contains("is not empty and holds no unfinished conversion"), others.err());
+        assertEquals(List.of("notes.txt"), listing(photos));
+        // A finished dataset may be this conversion's, found finished by a rerun: only the conversion can tell.
+        Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
+        assertEquals(0, convert(input, out).exitCode());
+        assertEquals(0, convert(notYet, out, "--check-options").exitCode());
+    }
+
+    private static List<String> listing(Path folder) throws IOException {
+        try (java.util.stream.Stream<Path> entries = Files.list(folder)) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
     }
 
     @Test

@@ -220,10 +220,7 @@ public final class Converter {
             entries = list.toList();
         }
         if (journal == null) {
-            if (entries.stream().anyMatch(p -> !isOurs(p))) {
-                throw new OutputTakenException(output, OutputTakenException.Holding.OTHER_FILES, "output directory "
-                    + output + " is not empty and holds no unfinished conversion");
-            }
+            refuseOtherFiles(output, entries);
         } else if (!journal.runFingerprint().equals(runFingerprint)) {
             throw new OutputTakenException(output, OutputTakenException.Holding.ANOTHER_CONVERSION, "output directory "
                 + output + " holds an unfinished conversion of other inputs or options");
@@ -239,6 +236,31 @@ public final class Converter {
             }
         }
         return intact;
+    }
+
+    /**
+     * Refuses {@code output} as {@link #run} would whatever the inputs: a directory holding files this tool does not
+     * write, with neither an unfinished conversion (a journal) nor a finished dataset (a manifest, which a rerun of
+     * the same conversion finds finished) in it; a missing directory passes. What {@code convert --check-options}
+     * asks before its INPUT exists.
+     *
+     * @throws OutputTakenException naming the directory when it holds other files
+     */
+    public static void checkOutputCanTakeAConversion(Path output) throws IOException, ConvertException {
+        if (!Files.isDirectory(output) || Files.exists(output.resolve(DatasetManifest.FILE_NAME))
+            || Files.exists(output.resolve(ConvertJournal.FILE_NAME))) {
+            return;
+        }
+        try (Stream<Path> list = Files.list(output)) {
+            refuseOtherFiles(output, list.toList());
+        }
+    }
+
+    private static void refuseOtherFiles(Path output, List<Path> entries) throws OutputTakenException {
+        if (entries.stream().anyMatch(p -> !isOurs(p))) {
+            throw new OutputTakenException(output, OutputTakenException.Holding.OTHER_FILES, "output directory "
+                + output + " is not empty and holds no unfinished conversion");
+        }
     }
 
     private static ConvertJournal readJournal(Path output) throws ConvertException {
