@@ -192,9 +192,7 @@ final class ConvertCommand implements Callable<Integer> {
             try {
                 Converter.checkOutputCanTakeAConversion(output);
             } catch (OutputTakenException taken) {
-                throw new IllegalStateException(taken.getMessage() + ". " + remedy(taken, remote != null), taken);
-            } catch (ConvertException e) {
-                throw new IllegalStateException(e.getMessage(), e);
+                throw failed(taken, remote);
             }
             return 0;
         }
@@ -249,8 +247,7 @@ final class ConvertCommand implements Callable<Integer> {
             try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, System.err, Duration.ofSeconds(10))) {
                 summary = new Converter(options, reporter).run(listing, partSpec, held);
             } catch (ConvertException e) {
-                throw new IllegalStateException(e.getMessage()
-                    + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
+                throw failed(e, remote);
             }
             printSummary(out, summary);
             if (strict && summary.rejected() > 0) {
@@ -282,6 +279,12 @@ final class ConvertCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /** A conversion's failure as the command reports it (exit 1): its message, and what to do when DIR is taken. */
+    private static IllegalStateException failed(ConvertException e, S3Location remote) {
+        return new IllegalStateException(e.getMessage()
+            + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
     }
 
     /** What to do about an output directory that is taken, in this command's flags. */

@@ -246,7 +246,7 @@ public final class Converter {
      *
      * @throws OutputTakenException naming the directory when it holds other files
      */
-    public static void checkOutputCanTakeAConversion(Path output) throws IOException, ConvertException {
+    public static void checkOutputCanTakeAConversion(Path output) throws IOException, OutputTakenException {
         if (!Files.isDirectory(output) || Files.exists(output.resolve(DatasetManifest.FILE_NAME))
             || Files.exists(output.resolve(ConvertJournal.FILE_NAME))) {
             return;
