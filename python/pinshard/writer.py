@@ -199,10 +199,17 @@ class _OptionsCheck:
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def raise_if_refused(self, wait: bool = False) -> None:
-        """Raises WriteError with convert's words once the check has failed; with `wait`, waits for its verdict."""
-        code = self._process.wait() if wait else self._process.poll()
+        """Raises WriteError with convert's words once the check has failed; with `wait`, waits for its verdict
+        (reading its stderr meanwhile: a check that wrote more than a pipe holds would otherwise never end)."""
+        if wait:
+            errors = self._process.communicate()[1]
+        elif self._process.poll() is None or self._process.returncode == 0:
+            return
+        else:
+            errors = self._process.stderr.read()  # it has ended: what it wrote is all there
+        code = self._process.returncode
         if code:
-            message = b"".join(_java.drop_incubator_notice([self._process.stderr.read()]))
+            message = b"".join(_java.drop_incubator_notice([errors]))
             raise WriteError("pinshard.write: pinshard convert refused the options or %s (exit %d), before the "
                              "conversion: %s" % (self._dataset, code, message.decode("utf-8", "replace").strip()))
 
