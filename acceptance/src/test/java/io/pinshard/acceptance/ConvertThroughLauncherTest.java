@@ -60,6 +60,6 @@ class ConvertThroughLauncherTest {
             "says which flag, or what to remove: " + other);
         Launcher.Result same = pinshard("convert", input.toString(), "-o", out.toString(), "--progress", "none");
         assertEquals(0, same.status(), same.toString());
-        assertTrue(same.stdout().contains("already a finished dataset of this conversion"), same.toString());
+        assertTrue(same.stdout().contains("already complete: "), same.toString());
     }
 }

@@ -53,7 +53,8 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
         "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
-        "2:usage error, INPUT holds no images, or another writer holds DIR (nothing is written)"})
+        "2:usage error, INPUT holds no images, another writer holds DIR, or DIR is this conversion's dataset (or"
+            + " unfinished conversion) of inputs that changed since: rerun with --overwrite (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
     enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET, PARQUET }
 
@@ -162,6 +163,18 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, else a log line every 10 s).")
     ConvertProgressReporter.Mode progress;
 
+    @Option(names = "--overwrite", description = "Replace what DIR holds of an earlier conversion (a finished dataset,"
+        + " made from other inputs or not, or an unfinished conversion) with a new one: its manifest is removed first,"
+        + " so DIR is no dataset until the new one is finished. Without it a rerun over inputs that changed since is"
+        + " refused (exit 2). Files convert does not write are never deleted.")
+    boolean overwrite;
+
+    @Option(names = "--inputs-digest", paramLabel = "DIGEST", description = "Record DIGEST as what the inputs are,"
+        + " instead of their files' paths, sizes, modification times and inodes: for inputs written anew on every run"
+        + " (pinshard.write passes the SHA-256 of its samples). A rerun with the same DIGEST finds the dataset complete;"
+        + " another is refused unless --overwrite.")
+    String inputsDigest;
+
     @Option(names = "--check-options", description = "Check the options and -o (a file, or a folder of other files, is"
         + " refused), then exit 0 without reading INPUT or writing anything: what pinshard.write (Python) runs beside"
         + " its samples, so that a wrong option fails at once, not once every sample is written.")
@@ -245,7 +258,8 @@ final class ConvertCommand implements Callable<Integer> {
         try (DatasetWriteLock held = DatasetWriteLock.hold(output, Converter.WRITER)) {
             ConvertSummary summary;
             try (ConvertProgressReporter reporter = new ConvertProgressReporter(mode, System.err, Duration.ofSeconds(10))) {
-                summary = new Converter(options, reporter).run(listing, partSpec, held);
+                summary = new Converter(options, reporter).overwriting(overwrite).identifyingInputsBy(inputsDigest)
+                    .run(listing, partSpec, held);
             } catch (ConvertException e) {
                 throw failed(e, remote);
             }
@@ -281,10 +295,15 @@ final class ConvertCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** A conversion's failure as the command reports it (exit 1): its message, and what to do when DIR is taken. */
-    private static IllegalStateException failed(ConvertException e, S3Location remote) {
-        return new IllegalStateException(e.getMessage()
-            + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : ""), e);
+    /**
+     * A conversion's failure as the command reports it: its message, and what to do when DIR is taken; exit 2 when
+     * its inputs changed since DIR was written (a rerun to fix, with --overwrite), else 1.
+     */
+    private static RuntimeException failed(ConvertException e, S3Location remote) {
+        String message = e.getMessage()
+            + (e instanceof OutputTakenException taken ? ". " + remedy(taken, remote != null) : "");
+        return e instanceof OutputTakenException taken && taken.holds() == OutputTakenException.Holding.CHANGED_INPUTS
+            ? new IllegalArgumentException(message, e) : new IllegalStateException(message, e);
     }
 
     /** What to do about an output directory that is taken, in this command's flags. */
@@ -292,11 +311,13 @@ final class ConvertCommand implements Callable<Integer> {
         String flag = staged ? "--staging" : "-o";
         String dir = taken.output().toString();
         return switch (taken.holds()) {
-            case ANOTHER_DATASET -> "To keep it, give " + flag + " a new directory; to replace it, remove it first: rm -r "
-                + dir;
+            case ANOTHER_DATASET -> "To keep it, give " + flag + " a new directory; to replace it, rerun with --overwrite"
+                + " or remove it first: rm -r " + dir;
             case ANOTHER_CONVERSION -> "To finish that conversion, rerun the command that started it; else give " + flag
-                + " a new directory, or remove this one to start over: rm -r " + dir;
+                + " a new directory, or start over with --overwrite (or rm -r " + dir + ")";
             case OTHER_FILES -> "Give " + flag + " a new or empty directory (convert never deletes files it did not write)";
+            case CHANGED_INPUTS -> "To rebuild it from the inputs as they are now, rerun the same command with"
+                + " --overwrite; to keep it, give " + flag + " a new directory";
         };
     }
 
@@ -367,7 +388,11 @@ final class ConvertCommand implements Callable<Integer> {
     private void printSummary(PrintWriter out, ConvertSummary s) {
         double seconds = s.wallNanos() / 1e9;
         if (s.alreadyComplete()) {
-            out.printf(Locale.ROOT, "%s is already a finished dataset of this conversion; nothing to do.%n", output);
+            out.printf(Locale.ROOT, "already complete: %s is a finished dataset of this conversion (%d records, %d"
+                + " rejected, %d shard(s)) and its inputs are unchanged; nothing to do.%n", output, s.written(),
+                s.rejected(), s.shards());
+            out.flush();
+            return;
         }
         out.printf(Locale.ROOT, "images in: %d   written: %d   rejected: %d%s%n", s.inputs(), s.written(), s.rejected(),
             s.ignored() > 0 ? "   (" + s.ignored() + " non-image files ignored)" : "");

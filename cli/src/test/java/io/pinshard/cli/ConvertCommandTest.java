@@ -248,7 +248,7 @@ class ConvertCommandTest {
         byte[] manifest = Files.readAllBytes(out.resolve(DatasetManifest.FILE_NAME));
         CommandTestSupport.Result again = convert(input, out);
         assertEquals(0, again.exitCode(), again.err());
-        assertTrue(again.out().contains("already a finished dataset"), again.out());
+        assertTrue(again.out().contains("already complete: "), again.out());
         assertTrue(java.util.Arrays.equals(manifest, Files.readAllBytes(out.resolve(DatasetManifest.FILE_NAME))));
         CommandTestSupport.Result other = convert(input, out, "--codec", "jpeg");
         assertEquals(1, other.exitCode());

@@ -247,7 +247,7 @@ class PushPullCommandTest {
         }
         CommandTestSupport.Result resumed = run(args);
         assertEquals(0, resumed.exitCode(), resumed.err());
-        assertTrue(resumed.out().contains("already a finished dataset of this conversion"), resumed.out());
+        assertTrue(resumed.out().contains("already complete: "), resumed.out());
         assertTrue(resumed.out().contains("manifest written last"), resumed.out());
         assertFalse(Files.exists(staging));
         assertSecretNeverPrinted();

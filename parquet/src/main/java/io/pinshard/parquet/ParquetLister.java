@@ -93,19 +93,15 @@ public final class ParquetLister {
                 items.add(row.item);
             } else if (classNames != null) {
                 long label = row.label.matches("\\d{1,9}") ? Long.parseLong(row.label) : Long.MAX_VALUE;
-                items.add(label < classNames.size() ? withLabel(row.item, (int) label) : InputItem.unusable(row.item.key(),
+                items.add(label < classNames.size() ? row.item.withLabel((int) label) : InputItem.unusable(row.item.key(),
                     "label " + row.label + " is not a class number of the file's metadata, which names "
                     + classNames.size() + " classes"));
             } else {
-                items.add(withLabel(row.item, table.label(row.label)));
+                items.add(row.item.withLabel(table.label(row.label)));
             }
         }
         InputListing listing = new InputListing(path.toString(), classNames != null ? classNames : table.classes(), items, 0);
         return fields.isEmpty() ? listing : listing.withFields(FieldSpec.schema(fields), items);
-    }
-
-    private static InputItem withLabel(InputItem item, int label) {
-        return new InputItem(item.key(), label, item.file(), item.offset(), item.length(), null, item.fields());
     }
 
     /** One listed row: its input (label still text) and that text. */
@@ -137,7 +133,7 @@ public final class ParquetLister {
                 RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema).getRecordReader(pages,
                     new GroupRecordConverter(schema));
                 for (long i = 0; i < pages.getRowCount(); i++, row++) {
-                    rows.add(row(records.read(), name, row, imageColumn, hasLabel, fields, spoolFile, spool));
+                    rows.add(row(records.read(), file, name, row, imageColumn, hasLabel, fields, spoolFile, spool));
                 }
             }
             return names;
@@ -157,7 +153,7 @@ public final class ParquetLister {
         }
     }
 
-    private static Row row(Group group, String file, long row, String imageColumn, boolean hasLabel,
+    private static Row row(Group group, Path source, String file, long row, String imageColumn, boolean hasLabel,
                            List<FieldSpec> fields, Path spoolFile, FileChannel spool) throws IOException {
         String rowKey = file + "#" + row;
         byte[] image = null;
@@ -201,7 +197,8 @@ public final class ParquetLister {
         for (FieldSpec spec : fields) {
             sources.add(source(group, spec.source(), "column " + spec.source() + " of row " + row));
         }
-        InputItem item = InputItem.slice(key, -1, spoolFile, offset, image.length);
+        // What the dataset records it was made from: the row of the .parquet file, not the spool (new every run).
+        InputItem item = InputItem.slice(key, -1, spoolFile, offset, image.length).copiedFrom(source, row, image.length);
         return new Row(fields.isEmpty() ? item : item.withFields(sources), label);
     }
 

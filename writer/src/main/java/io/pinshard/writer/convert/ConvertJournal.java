@@ -22,10 +22,12 @@ import java.util.zip.CRC32C;
  * {@link ConvertJournalWriter} writes it. Deleted once the manifest is written.
  *
  * @param runFingerprint identifies inputs and output-shaping options; a journal of another run is never used
+ * @param inputs         the {@link InputRecord} digest of the inputs as they were when the run started (null in a
+ *                       journal of a version that recorded none): a resume over changed inputs is refused
  * @param shards         finished shards, in order
  * @param rejected       every rejection up to the last finished shard, in input order
  */
-record ConvertJournal(String runFingerprint, List<JournalShard> shards, List<DatasetManifest.Rejected> rejected) {
+record ConvertJournal(String runFingerprint, String inputs, List<JournalShard> shards, List<DatasetManifest.Rejected> rejected) {
     static final String FILE_NAME = "convert-journal.json";
     static final String KIND = "pinshard-convert-journal";
     static final int VERSION = 2;
@@ -36,8 +38,8 @@ record ConvertJournal(String runFingerprint, List<JournalShard> shards, List<Dat
     }
 
     /** The first line: which run this journal belongs to. */
-    @JsonPropertyOrder({"journal", "version", "runFingerprint"})
-    record Header(String journal, int version, String runFingerprint) {
+    @JsonPropertyOrder({"journal", "version", "runFingerprint", "inputs"})
+    record Header(String journal, int version, String runFingerprint, String inputs) {
     }
 
     /** One line per published shard, with the inputs rejected since the previous shard's line. */
@@ -77,7 +79,7 @@ record ConvertJournal(String runFingerprint, List<JournalShard> shards, List<Dat
             }
             shards.add(new JournalShard(line.shard(), line.nextInput(), rejected.size()));
         }
-        return new ConvertJournal(header.runFingerprint(), shards, rejected);
+        return new ConvertJournal(header.runFingerprint(), header.inputs(), shards, rejected);
     }
 
     private static <T> T parse(Path file, int lineNumber, byte[] json, Class<T> type) throws IOException {
@@ -93,8 +95,8 @@ record ConvertJournal(String runFingerprint, List<JournalShard> shards, List<Dat
         return JournalLine.encode(Json.compact(new ShardLine(shard.shard(), shard.nextInput(), newlyRejected)));
     }
 
-    static byte[] headerLine(String runFingerprint) {
-        return JournalLine.encode(Json.compact(new Header(KIND, VERSION, runFingerprint)));
+    static byte[] headerLine(String runFingerprint, String inputs) {
+        return JournalLine.encode(Json.compact(new Header(KIND, VERSION, runFingerprint, inputs)));
     }
 
     static void delete(Path directory) throws IOException {

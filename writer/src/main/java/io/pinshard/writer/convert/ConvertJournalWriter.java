@@ -25,13 +25,14 @@ final class ConvertJournalWriter implements AutoCloseable {
     }
 
     /**
-     * Starts the journal of a run: header, then {@code kept} (the resumed shards) with the rejections
+     * Starts the journal of a run: header (with the {@link InputRecord} digest of its inputs), then {@code kept} (the resumed shards) with the rejections
      * each was closed after ({@code rejected} holds at least the last kept shard's {@code rejectedBefore}).
      */
-    static ConvertJournalWriter start(Path directory, String runFingerprint, List<ConvertJournal.JournalShard> kept,
-                                      List<DatasetManifest.Rejected> rejected) throws IOException {
+    static ConvertJournalWriter start(Path directory, String runFingerprint, String inputs,
+                                      List<ConvertJournal.JournalShard> kept, List<DatasetManifest.Rejected> rejected)
+        throws IOException {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
-        text.writeBytes(ConvertJournal.headerLine(runFingerprint));
+        text.writeBytes(ConvertJournal.headerLine(runFingerprint, inputs));
         int rejectedBefore = 0;
         for (ConvertJournal.JournalShard shard : kept) {
             text.writeBytes(ConvertJournal.shardLine(shard, rejected.subList(rejectedBefore, shard.rejectedBefore())));

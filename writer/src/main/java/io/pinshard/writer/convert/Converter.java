@@ -6,6 +6,7 @@ import io.pinshard.format.DatasetWriteLock;
 import io.pinshard.format.Json;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
+import io.pinshard.writer.Durability;
 import io.pinshard.writer.FieldValues;
 import io.pinshard.writer.WriterVersion;
 import java.io.IOException;
@@ -51,10 +52,36 @@ public final class Converter {
 
     private final ConvertOptions options;
     private final ConvertProgress progress;
+    private final boolean overwrite;
+    private final String inputsDigest;
 
     public Converter(ConvertOptions options, ConvertProgress progress) {
+        this(options, progress, false, null);
+    }
+
+    private Converter(ConvertOptions options, ConvertProgress progress, boolean overwrite, String inputsDigest) {
         this.options = options;
         this.progress = progress;
+        this.overwrite = overwrite;
+        this.inputsDigest = inputsDigest;
+    }
+
+    /**
+     * This converter, replacing what the output holds (a finished dataset, whatever its inputs, or an unfinished
+     * conversion) when {@code value}: its manifest goes first, so no moment of the rebuild reads as a dataset. Files
+     * convert does not write are still refused, never deleted.
+     */
+    public Converter overwriting(boolean value) {
+        return new Converter(options, progress, value, inputsDigest);
+    }
+
+    /**
+     * This converter, recording {@code digest} (when not null) as what the inputs are instead of their files'
+     * identities: for inputs generated anew on every run, such as the temporary tars of Python's
+     * {@code pinshard.write}, which hashes its samples as they stream in.
+     */
+    public Converter identifyingInputsBy(String digest) {
+        return new Converter(options, progress, overwrite, digest);
     }
 
     /**
@@ -81,6 +108,7 @@ public final class Converter {
         long start = System.nanoTime();
         List<InputItem> items = part == null ? listing.items() : listing.part(part.index(), part.count());
         String runFingerprint = runFingerprint(listing, part);
+        InputRecord record = InputRecord.of(items, inputsDigest);
         Map<String, Object> convertMetadata = new LinkedHashMap<>();
         convertMetadata.put("inputFingerprint", listing.fingerprint());
         convertMetadata.put("inputs", items.size());
@@ -91,14 +119,18 @@ public final class Converter {
         DatasetWriterOptions writerOptions = options.writerOptions(listing.classes())
             .withManifestMetadata(Map.of(METADATA_KEY, convertMetadata)).withFields(listing.fields());
         try {
+            if (overwrite) {
+                discard(output);
+            }
             DatasetManifest finished = finishedManifest(output, runFingerprint);
             if (finished != null) {
+                refuseChangedInputs(output, record, InputRecord.recordedDigest(output), false);
                 ConvertJournal.delete(output);
                 return new ConvertSummary(items.size(), finished.records(), finished.rejected().size(), listing.ignored(),
                     items.size(), true, 0, finished.bytes(), finished.shards().size(), System.nanoTime() - start,
                     finished.rejected());
             }
-            return convert(items, listing.ignored(), output, writerOptions, runFingerprint,
+            return convert(items, listing.ignored(), output, writerOptions, runFingerprint, record,
                 part == null ? "" : part.shardPrefix(), start);
         } catch (IOException | UncheckedIOException e) {
             IOException cause = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
@@ -109,10 +141,17 @@ public final class Converter {
     }
 
     private ConvertSummary convert(List<InputItem> items, long ignored, Path output, DatasetWriterOptions writerOptions,
-                                   String runFingerprint, String shardPrefix, long start) throws IOException, ConvertException {
+                                   String runFingerprint, InputRecord record, String shardPrefix, long start)
+        throws IOException, ConvertException {
         Files.createDirectories(output);
         ConvertJournal journal = readJournal(output);
+        if (journal != null && journal.runFingerprint().equals(runFingerprint)) {
+            refuseChangedInputs(output, record, journal.inputs(), true);
+        }
         List<ConvertJournal.JournalShard> resumed = prepareOutput(output, runFingerprint, journal);
+        if (journal == null) {
+            record.write(output); // before the journal: a journal always has the record it names beside it
+        }
         List<DatasetManifest.ShardEntry> finishedShards = new ArrayList<>(resumed.size());
         List<DatasetManifest.Rejected> rejectedBefore = new ArrayList<>();
         int next = 0;
@@ -130,7 +169,8 @@ public final class Converter {
         long commits = 0;
         ExecutorService pool = Executors.newFixedThreadPool(options.workers(), workerThreads());
         ThreadLocal<ImageProcessor> processors = ThreadLocal.withInitial(() -> new ImageProcessor(options));
-        try (ConvertJournalWriter journalWriter = ConvertJournalWriter.start(output, runFingerprint, resumed, rejectedBefore);
+        try (ConvertJournalWriter journalWriter = ConvertJournalWriter.start(output, runFingerprint, record.digest(),
+                 resumed, rejectedBefore);
              DatasetWriter writer = DatasetWriter.resume(output, writerOptions, shardPrefix, finishedShards, rejectedBefore)) {
             long[] cursor = {next};
             long[] shardsThisRun = {0};
@@ -210,6 +250,54 @@ public final class Converter {
     }
 
     /**
+     * Refuses to keep or resume what {@code output} holds when its inputs changed since: {@code recorded} is the
+     * digest of the inputs it was made from (the record's, or an unfinished run's journal's; null when none was
+     * recorded, by an older version).
+     *
+     * @throws OutputTakenException ({@link OutputTakenException.Holding#CHANGED_INPUTS}) naming the first changed input
+     */
+    private static void refuseChangedInputs(Path output, InputRecord record, String recorded, boolean unfinished)
+        throws IOException, OutputTakenException {
+        if (record.digest().equals(recorded)) {
+            return;
+        }
+        String change = recorded == null ? null : readableChange(output, record);
+        if (change == null) {
+            change = recorded == null ? "it records no inputs to compare (written by an older version)"
+                : "the record of its inputs beside it was replaced since";
+        }
+        throw new OutputTakenException(output, OutputTakenException.Holding.CHANGED_INPUTS, "output directory " + output
+            + (unfinished ? " holds an unfinished conversion of these inputs, but they changed since it started: "
+            : " holds the dataset of this conversion, but its inputs changed since it was written: ") + change);
+    }
+
+    private static String readableChange(Path output, InputRecord record) {
+        try {
+            return record.firstChange(output);
+        } catch (IOException e) {
+            return "its record of the inputs cannot be read (" + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * For {@link #overwriting}: removes what {@code output} holds of an earlier conversion, manifest first (from then
+     * on it is no dataset), then the journal (the rest goes as for a new run); refuses before removing anything when
+     * it holds files convert does not write.
+     */
+    private static void discard(Path output) throws IOException, OutputTakenException {
+        if (!Files.isDirectory(output)) {
+            return;
+        }
+        try (Stream<Path> list = Files.list(output)) {
+            refuseOtherFiles(output, list.filter(p -> !p.getFileName().toString().equals(DatasetManifest.FILE_NAME))
+                .toList());
+        }
+        Files.deleteIfExists(output.resolve(DatasetManifest.FILE_NAME));
+        Durability.syncDirectory(output);
+        ConvertJournal.delete(output);
+    }
+
+    /**
      * Makes {@code output} ready: keeps the journalled shards that are intact (the resume point) and
      * removes everything else this tool writes (unfinished temporaries, shards after the resume point).
      */
@@ -277,7 +365,8 @@ public final class Converter {
         // The write lock is this run's (held while the directory is listed), not another one's file.
         return name.endsWith(".pinshard") || name.endsWith(".pinshard.tmp") || name.equals(ConvertJournal.FILE_NAME)
             || name.equals(DatasetWriteLock.FILE_NAME)
-            || name.equals(ConvertJournal.FILE_NAME + ".tmp") || name.equals(DatasetManifest.FILE_NAME + ".tmp");
+            || name.equals(ConvertJournal.FILE_NAME + ".tmp") || name.equals(DatasetManifest.FILE_NAME + ".tmp")
+            || name.equals(InputRecord.FILE_NAME) || name.equals(InputRecord.FILE_NAME + ".tmp");
     }
 
     /** The manifest of {@code output} when it is a finished dataset of this run; an error when it is another dataset. */

@@ -22,7 +22,8 @@ import java.util.Objects;
  * each file is hard-linked (copied where linking is impossible, e.g. across file systems) under its
  * own name; the header's shard number stays the part-local number it was written with, and the
  * manifest's shard order (part 0's shards, then part 1's, ...) is the dataset's record order, which
- * equals the record order of a single run. The merged manifest is written last and atomically.
+ * equals the record order of a single run. The parts' {@link InputRecord}s are concatenated (the union of what they
+ * were made from). The merged manifest is written last and atomically.
  */
 public final class DatasetMerger {
     /** What a refused second writer is told holds the directory. */
@@ -118,6 +119,7 @@ public final class DatasetMerger {
         DatasetManifest merged = new DatasetManifest(DatasetManifest.FORMAT,
             DatasetManifest.formatVersionFor(first.fieldSchema()), records, bytes, first.classes(), first.fields(), shards,
             metadata, rejected);
+        InputRecord.concatenate(List.of(partDirs), output); // what each part was made from, in part order
         Durability.syncDirectory(output);
         Durability.writeAtomically(output.resolve(DatasetManifest.FILE_NAME), Json.pretty(merged));
         return merged;

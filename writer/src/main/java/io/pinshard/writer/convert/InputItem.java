@@ -13,12 +13,27 @@ import java.util.List;
  * already knows the input cannot be converted (e.g. a WebDataset sample without an image member);
  * such an input is rejected with that reason, never dropped. {@code fields} says where each of its field values
  * comes from, one per field of the listing's schema (null: none, stored empty), or is empty without fields.
+ * {@code copiedFrom} is where the bytes were copied from when {@code file} is a copy (a Parquet row's image, spooled),
+ * else null: {@link #origin()} is what a dataset records it was made from ({@link InputRecord}).
  */
 public record InputItem(String key, int label, Path file, long offset, long length, String problem,
-                        List<FieldSource> fields) {
+                        List<FieldSource> fields, Origin copiedFrom) {
+
+    /**
+     * Where an input's bytes come from: {@code length} bytes at {@code offset} of {@code file} (a tar member), or the
+     * whole file ({@code 0, -1}); for a Parquet row, its row number and image byte count in its {@code .parquet} file.
+     */
+    public record Origin(Path file, long offset, long length) {
+    }
 
     public InputItem {
         fields = fields == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(fields));
+    }
+
+    /** An input read where it is. */
+    public InputItem(String key, int label, Path file, long offset, long length, String problem,
+                     List<FieldSource> fields) {
+        this(key, label, file, offset, length, problem, fields, null);
     }
 
     /** An input without fields. */
@@ -28,7 +43,23 @@ public record InputItem(String key, int label, Path file, long offset, long leng
 
     /** This input with its field sources. */
     public InputItem withFields(List<FieldSource> sources) {
-        return new InputItem(key, label, file, offset, length, problem, sources);
+        return new InputItem(key, label, file, offset, length, problem, sources, copiedFrom);
+    }
+
+    /** This input with another label. */
+    public InputItem withLabel(int newLabel) {
+        return new InputItem(key, newLabel, file, offset, length, problem, fields, copiedFrom);
+    }
+
+    /** This input, its bytes a copy of {@code length} bytes of {@code source} (at {@code offset}: e.g. a row number). */
+    public InputItem copiedFrom(Path source, long sourceOffset, long sourceLength) {
+        return new InputItem(key, label, file, offset, length, problem, fields, new Origin(source, sourceOffset,
+            sourceLength));
+    }
+
+    /** Where its bytes come from; null for an input listing refused (none are read). */
+    public Origin origin() {
+        return copiedFrom != null ? copiedFrom : file == null ? null : new Origin(file, offset, length);
     }
 
     /** A whole file; its length is read when it is converted. */

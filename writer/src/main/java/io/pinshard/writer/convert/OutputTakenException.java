@@ -14,7 +14,9 @@ public final class OutputTakenException extends ConvertException {
         /** An unfinished conversion of other inputs or options. */
         ANOTHER_CONVERSION,
         /** Files that are not this tool's. */
-        OTHER_FILES
+        OTHER_FILES,
+        /** This conversion's dataset (or unfinished conversion) of inputs that changed since: the message names one. */
+        CHANGED_INPUTS
     }
 
     private final Path output;

@@ -33,7 +33,7 @@ class ConvertJournalTest {
 
     /** Three shards; the second was closed after two rejections, the third after one more. */
     private Path writeThreeShards() throws IOException {
-        try (ConvertJournalWriter writer = ConvertJournalWriter.start(tmp, "run-1", List.of(), List.of())) {
+        try (ConvertJournalWriter writer = ConvertJournalWriter.start(tmp, "run-1", null, List.of(), List.of())) {
             writer.append(shard(0, 1, 0), List.of());
             writer.append(shard(1, 4, 2), List.of(rejected("a"), rejected("b")));
             writer.append(shard(2, 6, 3), List.of(rejected("c")));
@@ -65,7 +65,7 @@ class ConvertJournalTest {
 
     private ConvertJournalWriter reopenForAppend() throws IOException {
         ConvertJournal journal = ConvertJournal.read(tmp);
-        return ConvertJournalWriter.start(tmp, journal.runFingerprint(), journal.shards(), journal.rejected());
+        return ConvertJournalWriter.start(tmp, journal.runFingerprint(), journal.inputs(), journal.shards(), journal.rejected());
     }
 
     @Test
