@@ -10,11 +10,18 @@ an encoded image (JPEG, PNG, WebP, BMP, TIFF, PPM/PGM) or a path to an image fil
 dataset (arrays as lossless PNG), then `pinshard convert` turns them into shards with everything the converter
 does: the same resize, codec, checks, rejections with reasons, progress and summary. The temporary folder is
 removed afterwards, whatever happens; it needs as much disk as the encoded samples.
+
+The dataset records the SHA-256 of the samples (hashed as they stream into the tars): writing the same samples again
+into it is harmless (convert finds it complete), other samples into an existing dataset are refused unless
+`overwrite=True`, and a write whose every sample convert rejected raises WriteError with the first reasons instead of
+leaving a dataset of 0 records.
 """
 
+import hashlib
 import io
 import operator
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -32,6 +39,9 @@ from .server import dataset_location, pinshard_command
 # one file far from a filesystem's limits.
 _PART_BYTES = 1 << 30
 # File signatures of the encodings convert reads (ImageExtensions.IMAGE), to give each tar member its extension.
+_INT32 = (-(1 << 31), (1 << 31) - 1)
+# Rejections named in a WriteError when every sample was rejected.
+_REASONS_SHOWN = 3
 _SIGNATURES = ((b"\xff\xd8\xff", "jpg"), (b"\x89PNG\r\n\x1a\n", "png"), (b"BM", "bmp"), (b"II*\x00", "tif"),
                (b"MM\x00*", "tif"), (b"P6", "ppm"), (b"P5", "pgm"))
 
@@ -97,16 +107,22 @@ def _label_text(label: Any) -> Optional[str]:
         try:
             if isinstance(label, bool):
                 raise TypeError
-            text = str(operator.index(label))  # int, numpy integers; not float or bool
+            number = operator.index(label)  # int, numpy integers; not float or bool
         except TypeError:
             raise ValueError("a label must be an int, a class name (str) or None, not %s"
                              % type(label).__name__) from None
+        if not _INT32[0] <= number <= _INT32[1]:
+            # Records store int32 labels; a wider number would become a class name, not the number given.
+            raise ValueError("the label %d is outside int32 (%d to %d)" % (number, _INT32[0], _INT32[1]))
+        text = str(number)
     if not text or "\n" in text:
         raise ValueError("a label must be a non-empty single line, not %r" % label)
     return text
 
 
-def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+def _add(archive: tarfile.TarFile, name: str, data: bytes, digest: Any) -> None:
+    digest.update(b"%s\0%d\0" % (name.encode("utf-8"), len(data)))
+    digest.update(data)
     info = tarfile.TarInfo(name)
     info.size = len(data)
     info.mtime = 0  # the same samples make the same tars
@@ -114,10 +130,12 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
 
 
 def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]],
-                every_64: Callable[[], None] = lambda: None) -> Tuple[int, bool]:
-    """Streams the samples into folder/part-NNNNNN.tar; returns (samples, whether any had a label). `every_64` is
-    called before every 64th sample (the first included)."""
+                every_64: Callable[[], None] = lambda: None) -> Tuple[int, bool, str]:
+    """Streams the samples into folder/part-NNNNNN.tar; returns (samples, whether any had a label, the SHA-256 of
+    the members written: names, sizes and bytes). `every_64` is called before every 64th sample (the first
+    included)."""
     count, labelled, unlabelled, part, archive = 0, 0, 0, 0, None
+    digest = hashlib.sha256()
     try:
         for sample in samples:
             if count % 64 == 0:
@@ -134,12 +152,12 @@ def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]],
                 archive = tarfile.open(os.path.join(folder, "part-%06d.tar" % part), "w", format=tarfile.GNU_FORMAT)
                 part += 1
             key = "%010d" % count
-            _add(archive, key + "." + extension, data)
+            _add(archive, key + "." + extension, data, digest)
             if text is None:
                 unlabelled += 1
             else:
                 labelled += 1
-                _add(archive, key + ".cls", text.encode("utf-8"))
+                _add(archive, key + ".cls", text.encode("utf-8"), digest)
             if labelled and unlabelled:
                 raise WriteError("pinshard.write: sample %d: some samples have a label and some do not; give every "
                                  "sample a label, or None to all" % count)
@@ -149,7 +167,7 @@ def _write_tars(folder: str, samples: Iterable[Tuple[Any, Any]],
             archive.close()
     if count == 0:
         raise WriteError("pinshard.write: no samples were given")
-    return count, labelled > 0
+    return count, labelled > 0, digest.hexdigest()
 
 
 class _StderrTail(threading.Thread):
@@ -220,16 +238,43 @@ class _OptionsCheck:
         self._process.stderr.close()
 
 
+def _rejections(summary: List[str]) -> Optional[Tuple[int, List[str]]]:
+    """(samples, first reasons) when convert's summary says it wrote no record, else None."""
+    total, written = None, None
+    for line in summary:
+        table = re.match(r"images in: (\d+)\s+written: (\d+)\s", line)
+        done = re.match(r"already complete: .*\((\d+) records, (\d+) rejected", line)
+        if table:
+            total, written = int(table.group(1)), int(table.group(2))
+        elif done:
+            total, written = int(done.group(1)) + int(done.group(2)), int(done.group(1))
+    if written != 0:
+        return None
+    reasons: List[str] = []
+    for line in summary:
+        rejected = re.match(r"\s+rejected \S+?/(\d+)\.\w+: (.*)", line)
+        if rejected and len(reasons) < _REASONS_SHOWN:
+            reasons.append("sample %d: %s" % (int(rejected.group(1)), rejected.group(2)))
+    return total or 0, reasons
+
+
 def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], *, progress: Optional[str] = None,
-          command: Optional[Sequence[str]] = None, **options: Any) -> WriteResult:
+          overwrite: bool = False, command: Optional[Sequence[str]] = None, **options: Any) -> WriteResult:
     """Writes `samples` ((image, label) pairs, see the module's text) as the pinshard dataset `dataset` (a new or
     empty directory, or s3://BUCKET/PREFIX). Keyword options are convert's (`shorter_side=320`, `codec="jpeg"`,
     `shard_size="64MiB"`, `workers=4`, `strict=True`, ...: `pinshard convert --help`); `progress` is convert's
-    --progress (bar, log or none; default: convert's choice), shown on this process's stderr. Raises WriteError
-    naming the sample when one cannot be encoded, or with convert's message when it refuses the options (checked
-    beside the first samples, by `convert --check-options`) or the conversion fails."""
+    --progress (bar, log or none; default: convert's choice), shown on this process's stderr. Into a directory that
+    holds a dataset already, the same samples (and options) find it complete and change nothing; other samples or
+    options are refused unless `overwrite=True`, which replaces it. Raises WriteError naming the sample when one
+    cannot be encoded or its label is outside int32, naming `dataset` and `overwrite=True` when it holds another
+    dataset, with the first reasons when convert rejected every sample (no dataset is left that this call created),
+    or with convert's message when it refuses the options (checked beside the first samples, by
+    `convert --check-options`) or the conversion fails."""
     dataset = dataset_location(dataset)
     remote = dataset.startswith("s3://")
+    existed = not remote and any(os.path.exists(os.path.join(dataset, name))
+                                 for name in ("manifest.json", "convert-journal.json"))
+    created = not remote and not os.path.exists(dataset)
     parent = None if remote else os.path.dirname(os.path.abspath(dataset))
     if parent is not None:
         os.makedirs(parent, exist_ok=True)
@@ -238,21 +283,32 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
     convert = base + ["convert", folder, "-o", dataset, "--input-kind", "webdataset"]
     if progress is not None:
         convert += ["--progress", progress]
-    convert += _option_arguments(options)
+    convert += _option_arguments(dict(options, overwrite=overwrite))
     check = None
     try:
         check = _OptionsCheck(convert + ["--labels", "auto"], dataset)
-        count, labelled = _write_tars(folder, samples, check.raise_if_refused)
+        count, labelled, digest = _write_tars(folder, samples, check.raise_if_refused)
         check.raise_if_refused(wait=True)
-        with subprocess.Popen(convert + ["--labels", "auto" if labelled else "none"],
+        with subprocess.Popen(convert + ["--labels", "auto" if labelled else "none", "--inputs-digest", digest],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
             errors = _StderrTail(process.stderr)
             out = process.stdout.read().decode("utf-8", "replace")
             code = process.wait()
             errors.join()
+        said = (errors.tail() or out).strip()
+        if code in (1, 2) and existed and not overwrite:
+            raise WriteError("pinshard.write: %s already holds a dataset (or an unfinished write) of other samples or "
+                             "options; pass overwrite=True to replace it, or write into another directory "
+                             "(pinshard convert, exit %d: %s)" % (dataset, code, said))
         if code != 0:
-            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s"
-                             % (code, dataset, (errors.tail() or out).strip()))
+            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s" % (code, dataset, said))
+        rejected = _rejections(out.splitlines())
+        if rejected is not None:
+            if created:
+                shutil.rmtree(dataset, ignore_errors=True)
+            raise WriteError("pinshard.write: convert rejected every one of the %d sample(s), so %s holds no record%s: "
+                             "%s" % (rejected[0], dataset, "" if created else " (a dataset of 0 records, which the "
+                                     "loader refuses)", "; ".join(rejected[1]) or said))
         return WriteResult(dataset, count, out.splitlines())
     finally:
         if check is not None:

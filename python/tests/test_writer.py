@@ -133,6 +133,50 @@ class Write(unittest.TestCase):
         self.assertTrue(any("rejected: 1" in line for line in result.summary), result.summary)
         self.assertEqual(1, len(records_of(self.path("data"))))
 
+    def test_into_an_existing_dataset_same_samples_are_harmless_others_refused_unless_overwrite(self):
+        first = [(rgb(i, 8, 8), i % 2) for i in range(3)]
+        other = [(rgb(10 + i, 8, 8), i % 2) for i in range(3)]  # same count, sizes and labels; other pixels
+        pinshard.write(self.path("data"), first, codec="raw", progress="none")
+        shards = {}
+        for name in os.listdir(self.path("data")):
+            with open(os.path.join(self.path("data"), name), "rb") as f:
+                shards[name] = f.read()
+        again = pinshard.write(self.path("data"), first, codec="raw", progress="none")
+        self.assertTrue(any(line.startswith("already complete: ") for line in again.summary), again.summary)
+        with self.assertRaises(pinshard.WriteError) as raised:
+            pinshard.write(self.path("data"), other, codec="raw", progress="none")
+        self.assertIn(self.path("data") + " already holds a dataset", str(raised.exception))
+        self.assertIn("overwrite=True", str(raised.exception))
+        for name, data in shards.items():  # refused: the dataset is as it was, record and manifest included
+            with open(os.path.join(self.path("data"), name), "rb") as f:
+                self.assertEqual(data, f.read(), name)
+        with self.assertRaises(pinshard.WriteError) as fewer:  # other samples that change the record count too
+            pinshard.write(self.path("data"), other[:2], codec="raw", progress="none")
+        self.assertIn("overwrite=True", str(fewer.exception))
+        pinshard.write(self.path("data"), other, codec="raw", progress="none", overwrite=True)
+        for (image, label), (pixels, back, _) in zip(other, records_of(self.path("data"))):
+            np.testing.assert_array_equal(image, pixels)
+            self.assertEqual(label, back)
+        self.assertEqual(["data"], os.listdir(self.temp.name))
+
+    def test_every_sample_rejected_raises_with_the_reasons_and_leaves_no_dataset(self):
+        truncated = _png(rgb(5, 16, 16))[:40]
+        with self.assertRaises(pinshard.WriteError) as raised:
+            pinshard.write(self.path("data"), [(truncated, 0), (truncated, 1)], codec="raw", progress="none")
+        message = str(raised.exception)
+        self.assertIn("rejected every one of the 2 sample(s)", message)
+        self.assertIn("sample 0: ", message)
+        self.assertIn("sample 1: ", message)
+        self.assertEqual([], os.listdir(self.temp.name))
+
+    def test_a_label_outside_int32_is_refused_naming_the_sample_and_value(self):
+        for label in (2 ** 31, -(2 ** 31) - 1, np.int64(2 ** 40)):
+            with self.subTest(label=int(label)):
+                with self.assertRaises(pinshard.WriteError) as raised:
+                    pinshard.write(self.path("data"), [(rgb(0, 8, 8), 0), (rgb(1, 8, 8), label)], progress="none")
+                self.assertIn("sample 1: the label %d is outside int32" % int(label), str(raised.exception))
+                self.assertEqual([], os.listdir(self.temp.name))
+
 
 class Png(unittest.TestCase):
     def test_the_png_is_valid_and_lossless(self):
