@@ -10,6 +10,7 @@ import io.pinshard.writer.convert.ConvertSummary;
 import io.pinshard.writer.convert.Converter;
 import io.pinshard.writer.convert.InputItem;
 import io.pinshard.writer.convert.InputListing;
+import io.pinshard.writer.convert.InputRecord;
 import io.pinshard.writer.convert.OutputCodec;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -218,7 +219,8 @@ final class DemoCommand implements Callable<Integer> {
         for (Path file : files) {
             String name = file.getFileName().toString();
             boolean ours = name.equals(DatasetManifest.FILE_NAME) || name.endsWith(".pinshard")
-                || name.endsWith(".tmp") || name.equals("convert-journal.json") || name.startsWith(".");
+                || name.endsWith(".tmp") || name.equals("convert-journal.json") || name.equals(InputRecord.FILE_NAME)
+                || name.startsWith(".");
             if (!ours || Files.isDirectory(file)) {
                 throw new IllegalArgumentException(dataset + " holds " + name
                     + ", which a pinshard dataset does not: choose another --output");

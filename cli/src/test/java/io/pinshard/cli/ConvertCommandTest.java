@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
+import io.pinshard.writer.convert.InputRecord;
 import io.pinshard.writer.convert.TestImageFiles;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -170,6 +171,12 @@ class ConvertCommandTest {
         }
     }
 
+    private static String gunzip(Path file) throws IOException {
+        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(file))) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void partsMergedEqualASingleRun() throws IOException {
         Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
@@ -190,6 +197,8 @@ class ConvertCommandTest {
         assertEquals(ConvertFixtures.records(single), ConvertFixtures.records(merged));
         assertEquals(Json.readManifest(single).rejected(), Json.readManifest(merged).rejected());
         assertEquals(Json.readManifest(single).classes(), Json.readManifest(merged).classes());
+        // What the dataset was made from: the parts' records concatenated are the single run's.
+        assertEquals(gunzip(single.resolve(InputRecord.FILE_NAME)), gunzip(merged.resolve(InputRecord.FILE_NAME)));
         // Shard bytes are not rewritten: hard links (or copies) of the parts' files.
         for (DatasetManifest.ShardEntry shard : Json.readManifest(merged).shards()) {
             Path source = null;

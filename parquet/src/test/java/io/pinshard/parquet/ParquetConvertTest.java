@@ -16,6 +16,7 @@ import io.pinshard.writer.convert.ConvertProgress;
 import io.pinshard.writer.convert.Converter;
 import io.pinshard.writer.convert.FieldSpec;
 import io.pinshard.writer.convert.InputListing;
+import io.pinshard.writer.convert.OutputTakenException;
 import io.pinshard.writer.convert.TestImageFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -111,6 +112,26 @@ class ParquetConvertTest {
             }
             assertEquals(List.of(), new DatasetVerifier().verify(out), codec.toString());
         }
+    }
+
+    @Test
+    void aRerunComparesTheParquetFileNotItsSpoolAndRefusesOneThatChanged() throws Exception {
+        Path file = write(tmp.resolve("rows.parquet"), CompressionCodecName.SNAPPY);
+        Path out = tmp.resolve("out");
+        Converter converter = new Converter(ConvertOptions.defaults().withShorterSide(16).withWorkers(2),
+            ConvertProgress.NONE);
+        converter.run(ParquetLister.list(file, true, List.of(), ParquetLister.DEFAULT_IMAGE_COLUMN, tmp), null, out);
+        // A new listing spools the images into a new file: the same rows are still the same inputs.
+        assertTrue(converter.run(ParquetLister.list(file, true, List.of(), ParquetLister.DEFAULT_IMAGE_COLUMN, tmp),
+            null, out).alreadyComplete());
+        Path rewritten = write(tmp.resolve("next.parquet"), CompressionCodecName.SNAPPY);
+        Files.move(rewritten, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        InputListing again = ParquetLister.list(file, true, List.of(), ParquetLister.DEFAULT_IMAGE_COLUMN, tmp);
+        OutputTakenException changed = assertThrows(OutputTakenException.class, () -> converter.run(again, null, out));
+        assertEquals(OutputTakenException.Holding.CHANGED_INPUTS, changed.holds());
+        assertTrue(changed.getMessage().contains("input rows.parquet/img0.jpg changed: its file " + file),
+            changed.getMessage());
+        assertEquals(3, converter.overwriting(true).run(again, null, out).written());
     }
 
     @Test

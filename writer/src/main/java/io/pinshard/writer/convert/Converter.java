@@ -124,7 +124,7 @@ public final class Converter {
             }
             DatasetManifest finished = finishedManifest(output, runFingerprint);
             if (finished != null) {
-                refuseChangedInputs(output, record, InputRecord.recordedDigest(output), false);
+                refuseChangedInputs(output, record, recordedDigest(output), false);
                 ConvertJournal.delete(output);
                 return new ConvertSummary(items.size(), finished.records(), finished.rejected().size(), listing.ignored(),
                     items.size(), true, 0, finished.bytes(), finished.shards().size(), System.nanoTime() - start,
@@ -149,7 +149,7 @@ public final class Converter {
             refuseChangedInputs(output, record, journal.inputs(), true);
         }
         List<ConvertJournal.JournalShard> resumed = prepareOutput(output, runFingerprint, journal);
-        if (journal == null) {
+        if (journal == null || !Files.isRegularFile(output.resolve(InputRecord.FILE_NAME))) {
             record.write(output); // before the journal: a journal always has the record it names beside it
         }
         List<DatasetManifest.ShardEntry> finishedShards = new ArrayList<>(resumed.size());
@@ -271,6 +271,15 @@ public final class Converter {
             : " holds the dataset of this conversion, but its inputs changed since it was written: ") + change);
     }
 
+    /** The digest of the record in {@code output}; null when there is none, "" when it cannot be read. */
+    private static String recordedDigest(Path output) {
+        try {
+            return InputRecord.recordedDigest(output);
+        } catch (IOException e) {
+            return ""; // differs from every digest: the comparison reads the record again and says why it cannot
+        }
+    }
+
     private static String readableChange(Path output, InputRecord record) {
         try {
             return record.firstChange(output);
@@ -316,6 +325,9 @@ public final class Converter {
         List<ConvertJournal.JournalShard> intact = journal == null ? List.of() : journal.intactPrefix(output);
         Set<String> keep = new HashSet<>(intact.size() * 2);
         intact.forEach(s -> keep.add(s.shard().file()));
+        if (journal != null) {
+            keep.add(InputRecord.FILE_NAME); // of these inputs: the caller compared them with the journal's digest
+        }
         for (Path entry : entries) {
             String name = entry.getFileName().toString();
             if (isOurs(entry) && !keep.contains(name) && !name.equals(ConvertJournal.FILE_NAME)
@@ -366,7 +378,8 @@ public final class Converter {
         return name.endsWith(".pinshard") || name.endsWith(".pinshard.tmp") || name.equals(ConvertJournal.FILE_NAME)
             || name.equals(DatasetWriteLock.FILE_NAME)
             || name.equals(ConvertJournal.FILE_NAME + ".tmp") || name.equals(DatasetManifest.FILE_NAME + ".tmp")
-            || name.equals(InputRecord.FILE_NAME) || name.equals(InputRecord.FILE_NAME + ".tmp");
+            || name.equals(InputRecord.FILE_NAME) || name.equals(InputRecord.FILE_NAME + ".tmp")
+            || name.equals(InputRecord.BODY_TEMPORARY);
     }
 
     /** The manifest of {@code output} when it is a finished dataset of this run; an error when it is another dataset. */

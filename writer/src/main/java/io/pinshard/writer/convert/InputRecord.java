@@ -49,6 +49,8 @@ public final class InputRecord {
     public static final String FILE_NAME = "convert-inputs.tsv.gz";
     static final String KIND = "pinshard-convert-inputs";
     static final int VERSION = 1;
+    /** The lines while {@link #write} writes them, before the header goes in front. */
+    static final String BODY_TEMPORARY = FILE_NAME + ".lines.tmp";
 
     private final List<InputItem> items;
     private final String givenDigest;
@@ -80,34 +82,49 @@ public final class InputRecord {
         return digest;
     }
 
-    /** Writes the record into {@code directory}, atomically (a synced temporary file, then a rename). */
+    /**
+     * Writes the record into {@code directory}, atomically (a synced temporary file, then a rename). Its lines are
+     * digested as they are written (one {@code stat} per input file), so the header's digest is always that of the
+     * lines below it, even when an input changes meanwhile; {@link #digest()} is that digest from then on.
+     */
     void write(Path directory) throws IOException {
-        Path target = directory.resolve(FILE_NAME);
+        Path body = directory.resolve(BODY_TEMPORARY);
         Path temporary = directory.resolve(FILE_NAME + ".tmp");
-        String header = KIND + "\t" + VERSION + "\t" + items.size() + "\t" + digest() + "\n";
-        try (OutputStream file = Files.newOutputStream(temporary);
-             Writer out = new BufferedWriter(new OutputStreamWriter(new GZIPOutputStream(file, 1 << 16),
-                 StandardCharsets.UTF_8), 1 << 16)) {
-            out.write(header);
-            IOException[] failed = {null};
-            forEachLine(line -> {
-                try {
-                    out.write(line);
-                    out.write('\n');
-                } catch (IOException e) {
-                    failed[0] = failed[0] == null ? e : failed[0];
+        try {
+            MessageDigest sha = sha256();
+            try (Writer out = gzip(Files.newOutputStream(body))) {
+                IOException[] failed = {null};
+                forEachLine(line -> {
+                    byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+                    sha.update(bytes);
+                    try {
+                        out.write(line);
+                        out.write('\n');
+                    } catch (IOException e) {
+                        failed[0] = failed[0] == null ? e : failed[0];
+                    }
+                });
+                if (failed[0] != null) {
+                    throw failed[0];
                 }
-            });
-            if (failed[0] != null) {
-                throw failed[0];
             }
-        } catch (IOException e) {
+            digest = HexFormat.of().formatHex(sha.digest());
+            // Two gzip members, header then lines: a gzip reader reads them as one stream.
+            try (OutputStream file = Files.newOutputStream(temporary)) {
+                GZIPOutputStream header = new GZIPOutputStream(file);
+                header.write((KIND + "\t" + VERSION + "\t" + items.size() + "\t" + digest + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+                header.finish();
+                Files.copy(body, file);
+            }
+            Durability.syncFile(temporary);
+            Files.move(temporary, directory.resolve(FILE_NAME), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+            Durability.syncDirectory(directory);
+        } finally {
+            Files.deleteIfExists(body);
             Files.deleteIfExists(temporary);
-            throw e;
         }
-        Durability.syncFile(temporary);
-        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Durability.syncDirectory(directory);
     }
 
     /**
@@ -257,8 +274,7 @@ public final class InputRecord {
             }
         }
         Path temporary = output.resolve(FILE_NAME + ".tmp");
-        try (Writer out = new BufferedWriter(new OutputStreamWriter(new GZIPOutputStream(
-            Files.newOutputStream(temporary), 1 << 16), StandardCharsets.UTF_8), 1 << 16)) {
+        try (Writer out = gzip(Files.newOutputStream(temporary))) {
             out.write(KIND + "\t" + VERSION + "\t" + inputs + "\t" + HexFormat.of().formatHex(sha.digest()) + "\n");
             for (Path part : parts) {
                 try (BufferedReader in = reader(part.resolve(FILE_NAME))) {
@@ -306,6 +322,11 @@ public final class InputRecord {
         } catch (IOException e) { // missing or unreadable: recorded as such, so that its return is a change too
             return "S\t-1\t-1\t-\t" + path;
         }
+    }
+
+    private static Writer gzip(OutputStream file) throws IOException {
+        return new BufferedWriter(new OutputStreamWriter(new GZIPOutputStream(file, 1 << 16), StandardCharsets.UTF_8),
+            1 << 16);
     }
 
     private static BufferedReader reader(Path file) throws IOException {

@@ -54,7 +54,7 @@ class ConverterWriteLockTest {
             assertEquals(2, new Converter(ConvertOptions.defaults().withShorterSide(16).withWorkers(1),
                 ConvertProgress.NONE).run(listing, null, first).written());
         }
-        assertEquals(List.of(DatasetManifest.FILE_NAME, "shard-00000.pinshard"), names(out), "the lock went at the end");
+        assertEquals(List.of(InputRecord.FILE_NAME, DatasetManifest.FILE_NAME, "shard-00000.pinshard"), names(out), "the lock went at the end");
     }
 
     @Test
@@ -65,6 +65,6 @@ class ConverterWriteLockTest {
         assertEquals(2, convert(listing, out).written());
         assertFalse(Files.exists(out.resolve(DatasetWriteLock.FILE_NAME)));
         assertEquals(2, convert(listing, out).inputs(), "the finished dataset is recognised with the lock taken");
-        assertEquals(List.of(DatasetManifest.FILE_NAME, "shard-00000.pinshard"), names(out));
+        assertEquals(List.of(InputRecord.FILE_NAME, DatasetManifest.FILE_NAME, "shard-00000.pinshard"), names(out));
     }
 }
