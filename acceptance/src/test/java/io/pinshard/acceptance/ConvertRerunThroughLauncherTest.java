@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
+import io.pinshard.writer.convert.TestImageFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -124,21 +124,12 @@ class ConvertRerunThroughLauncherTest {
                 byte[] rgb = new byte[SIDE * SIDE * 3];
                 random.nextBytes(rgb);
                 pixels.add(rgb);
-                add(out, String.format("%06d.png", i), storedPng(rgb));
-                add(out, String.format("%06d.cls", i), Integer.toString(i % 2).getBytes(StandardCharsets.US_ASCII));
+                TestImageFiles.addTarMember(out, String.format("%06d.png", i), storedPng(rgb));
+                TestImageFiles.addTarMember(out, String.format("%06d.cls", i), Integer.toString(i % 2).getBytes(StandardCharsets.US_ASCII));
             }
         }
         Files.move(next, tar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return pixels;
-    }
-
-    private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
-        TarArchiveEntry entry = new TarArchiveEntry(name);
-        entry.setSize(bytes.length);
-        entry.setModTime(0);
-        out.putArchiveEntry(entry);
-        out.write(bytes);
-        out.closeArchiveEntry();
     }
 
     /** An RGB PNG whose zlib stream is stored (not compressed): its size depends only on the image's size. */

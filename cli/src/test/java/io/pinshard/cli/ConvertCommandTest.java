@@ -155,7 +155,7 @@ class ConvertCommandTest {
     }
 
     private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
-        ConvertFixtures.addTarMember(out, name, bytes);
+        TestImageFiles.addTarMember(out, name, bytes);
     }
 
     @Test

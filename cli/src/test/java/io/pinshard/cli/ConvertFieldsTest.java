@@ -274,6 +274,6 @@ class ConvertFieldsTest {
     }
 
     private static void add(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
-        ConvertFixtures.addTarMember(out, name, bytes);
+        TestImageFiles.addTarMember(out, name, bytes);
     }
 }

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /** Input trees with good and bad images, and ways to compare the datasets made from them. */
 final class ConvertFixtures {
@@ -100,15 +98,5 @@ final class ConvertFixtures {
 
     static void assertVerifies(Path dir) {
         assertEquals(List.of(), new DatasetVerifier().verify(dir), "verify " + dir);
-    }
-
-    /** Appends one member to a tar being written, modification time 0 (so tars are reproducible). */
-    static void addTarMember(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
-        TarArchiveEntry entry = new TarArchiveEntry(name);
-        entry.setSize(bytes.length);
-        entry.setModTime(0);
-        out.putArchiveEntry(entry);
-        out.write(bytes);
-        out.closeArchiveEntry();
     }
 }

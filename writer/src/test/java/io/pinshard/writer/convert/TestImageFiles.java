@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import javax.imageio.ImageIO;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.ShortPointer;
@@ -140,5 +142,15 @@ public final class TestImageFiles {
     public static Path write(Path file, byte[] bytes) throws IOException {
         Files.createDirectories(file.getParent());
         return Files.write(file, bytes);
+    }
+
+    /** Appends one member to a tar being written, modification time 0 (so tars are reproducible). */
+    public static void addTarMember(TarArchiveOutputStream out, String name, byte[] bytes) throws IOException {
+        TarArchiveEntry entry = new TarArchiveEntry(name);
+        entry.setSize(bytes.length);
+        entry.setModTime(0);
+        out.putArchiveEntry(entry);
+        out.write(bytes);
+        out.closeArchiveEntry();
     }
 }
