@@ -39,7 +39,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code pinshard convert INPUT -o DIR}: image folder, CSV/JSONL manifest or WebDataset tars into a
  * pinshard dataset. Exit 0 done (rejections listed), 1 write failure, an output that holds another dataset
- * or rejections under --strict, 2 usage errors and inputs with nothing to convert.
+ * or rejections under --strict, 2 usage errors, inputs with nothing to convert, and a rerun over inputs that changed
+ * since DIR was written (--overwrite rebuilds).
  */
 @Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Convert images into a pinshard dataset: every image resized to the same shorter side, RGB uint8,"
