@@ -65,9 +65,7 @@ class DiskFullTest {
 
     @Test
     void pullOntoAFullDiskFailsAtOnceNamingTheFileAndTheRoomAndLeavesNoDataset() throws Exception {
-        try (S3TestServer server = S3TestServer.start()) {
-            server.createBuckets(BUCKET);
-            assertEquals(0, run(server, "push", dataset.toString(), LOCATION).status());
+        try (S3TestServer server = storeWithTheDataset()) {
             Path target = smallDisk("pull").resolve("pulled");
 
             Launcher.Result pull = run(server, "pull", LOCATION, target.toString());
@@ -86,9 +84,7 @@ class DiskFullTest {
 
     @Test
     void aCacheFillOnAFullDiskFailsClearlyAndLeavesOnlyWholeShardsThatALaterRunReuses() throws Exception {
-        try (S3TestServer server = S3TestServer.start()) {
-            server.createBuckets(BUCKET);
-            assertEquals(0, run(server, "push", dataset.toString(), LOCATION).status());
+        try (S3TestServer server = storeWithTheDataset()) {
             Path cache = smallDisk("cache").resolve("cache");
 
             Launcher.Result bench = run(server, "bench", LOCATION, "--cache-dir", cache.toString(), "--seconds", "0.5",
@@ -131,6 +127,20 @@ class DiskFullTest {
             assertTrue(push.stderr().contains(LOCATION + "/shard-"), "names the object: " + push);
             assertFalse(push.stdout().contains("pushed"), push.toString());
             assertFalse(store.holds(BUCKET, "ds/manifest.json"), "no manifest over missing shards: " + push);
+        }
+    }
+
+    /** s3proxy (in this JVM, on a disk with room) holding the dataset at {@link #LOCATION}, pushed there. */
+    private static S3TestServer storeWithTheDataset() throws Exception {
+        S3TestServer server = S3TestServer.start();
+        try {
+            server.createBuckets(BUCKET);
+            Launcher.Result push = run(server, "push", dataset.toString(), LOCATION);
+            assertEquals(0, push.status(), push.toString());
+            return server;
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
         }
     }
 

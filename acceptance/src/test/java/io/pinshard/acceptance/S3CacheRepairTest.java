@@ -13,8 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,60 +62,56 @@ class S3CacheRepairTest {
 
     @Test
     void benchFetchesAgainAShardOverwrittenInTheCache() throws Exception {
-        Path cache = temp.resolve("cache-bench");
-        Path shard = warm(cache);
-        byte[] object = Files.readAllBytes(shard);
-        damage(shard, false);
-
-        Launcher.Result bench = run(bench(cache, "--json"));
-        assertEquals(0, bench.status(), bench.toString());
+        Launcher.Result bench = damageThenRun("cache-bench", false, cache -> bench(cache, "--json"));
         assertTrue(bench.stdout().contains("\"skipped_records\":0"), bench.toString());
         assertTrue(bench.stderr().contains("changed since it was installed"), "says why: " + bench);
-        assertArrayEquals(object, Files.readAllBytes(shard), "the cache holds the object again: " + bench);
     }
 
     @Test
     void verifyEvictsACachedShardThatFailsItsChecksAndFetchesItAgain() throws Exception {
-        Path cache = temp.resolve("cache-verify");
-        Path shard = warm(cache);
-        byte[] object = Files.readAllBytes(shard);
-        damage(shard, true);
-
-        Launcher.Result verify = run("verify", LOCATION, "--cache-dir", cache.toString());
-        assertEquals(0, verify.status(), verify.toString());
+        Launcher.Result verify = damageThenRun("cache-verify", true,
+            cache -> new String[] {"verify", LOCATION, "--cache-dir", cache.toString()});
         assertTrue(verify.stdout().contains(LOCATION + ": intact"), verify.toString());
-        assertTrue(verify.stderr().contains(shard.getFileName() + ": the cached copy")
+        assertTrue(verify.stderr().contains("shard-00000.pinshard: the cached copy")
             && verify.stderr().contains("payload CRC32C"), "names the shard and what failed: " + verify);
-        assertArrayEquals(object, Files.readAllBytes(shard), "the cache holds the object again: " + verify);
     }
 
     @Test
     void benchWithCrcAlwaysEvictsACachedShardWhosePayloadFailsItsCrcAndReadsItAgain() throws Exception {
-        Path cache = temp.resolve("cache-crc");
-        Path shard = warm(cache);
-        byte[] object = Files.readAllBytes(shard);
-        damage(shard, true);
-
-        Launcher.Result bench = run(bench(cache, "--crc", "always", "--json"));
-        assertEquals(0, bench.status(), bench.toString());
+        Launcher.Result bench = damageThenRun("cache-crc", true, cache -> bench(cache, "--crc", "always", "--json"));
         assertTrue(bench.stdout().contains("\"skipped_records\":0"), "the record is read from the new copy: " + bench);
-        assertArrayEquals(object, Files.readAllBytes(shard), "the cache holds the object again: " + bench);
     }
 
-    /** Fills {@code cache} with a bench run; returns its first cached shard file. */
+    /**
+     * Fills the cache {@code name} with a bench run, damages its first shard ({@link #damage}), runs {@code command}
+     * over that cache: it must succeed and leave the object's bytes in the cache. Returns what it printed.
+     */
+    private static Launcher.Result damageThenRun(String name, boolean keepMtime, Function<Path, String[]> command)
+        throws Exception {
+        Path cache = temp.resolve(name);
+        Path shard = warm(cache);
+        byte[] object = Files.readAllBytes(shard);
+        damage(shard, keepMtime);
+        Launcher.Result result = run(command.apply(cache));
+        assertEquals(0, result.status(), result.toString());
+        assertArrayEquals(object, Files.readAllBytes(shard), "the cache holds the object again: " + result);
+        return result;
+    }
+
+    /** Fills {@code cache} with a bench run; returns its cached copy of shard-00000.pinshard. */
     private static Path warm(Path cache) throws Exception {
         Launcher.Result bench = run(bench(cache));
         assertEquals(0, bench.status(), bench.toString());
         try (Stream<Path> files = Files.walk(cache.resolve(BUCKET))) {
-            List<Path> shards = files.filter(f -> f.getFileName().toString().endsWith(".pinshard")
-                && f.getParent().getParent().getFileName().toString().equals("shards")).sorted().toList();
-            assertTrue(!shards.isEmpty(), "a cached shard under " + cache);
-            return shards.get(0);
+            List<Path> first = files.filter(f -> f.getFileName().toString().equals("shard-00000.pinshard")
+                && f.getParent().getParent().getFileName().toString().equals("shards")).toList();
+            assertEquals(1, first.size(), "one cached shard-00000.pinshard under " + cache + ": " + first);
+            return first.get(0);
         }
     }
 
     private static String[] bench(Path cache, String... more) {
-        List<String> args = new java.util.ArrayList<>(List.of("bench", LOCATION, "--cache-dir", cache.toString(),
+        List<String> args = new ArrayList<>(List.of("bench", LOCATION, "--cache-dir", cache.toString(),
             "--seconds", "0.5", "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1"));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);

@@ -162,10 +162,7 @@ public final class ShardCache implements AutoCloseable {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
         synchronized (monitor(key)) {
-            Held h;
-            synchronized (this) {
-                h = held.get(key);
-            }
+            Held h = heldNow(key);
             if (h != null) {
                 h.holders++;
                 return h.file;
@@ -174,8 +171,7 @@ public final class ShardCache implements AutoCloseable {
             FileChannel channel = null;
             FileLock lock = null;
             try {
-                channel = FileChannel.open(locks.resolve(key + ".use"), StandardOpenOption.CREATE,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+                channel = lockFile(key, ".use");
                 lock = channel.lock(0, Long.MAX_VALUE, true); // waits while an evictor deletes it
                 if (unusable(file, entry) != null) {
                     fetch(dataset, object, manifest, position, expectedShardNumber, download, file);
@@ -241,13 +237,9 @@ public final class ShardCache implements AutoCloseable {
     public void discard(DatasetManifest.ShardEntry entry) {
         String key = key(entry);
         synchronized (monitor(key)) {
-            Held h;
-            synchronized (this) {
-                h = held.get(key);
-            }
+            Held h = heldNow(key);
             if (h != null) {
-                try (FileChannel fetchChannel = FileChannel.open(locks.resolve(key + ".fetch"),
-                         StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                try (FileChannel fetchChannel = lockFile(key, ".fetch");
                      FileLock ignored = fetchChannel.lock()) {
                     if (h.fileKey != null && h.fileKey.equals(fileKey(h.file))) {
                         Files.deleteIfExists(installed.resolve(key));
@@ -259,6 +251,16 @@ public final class ShardCache implements AutoCloseable {
             }
             release(entry, false);
         }
+    }
+
+    private synchronized Held heldNow(String key) {
+        return held.get(key);
+    }
+
+    /** The lock file {@code locks/KEY.SUFFIX}, made if missing (empty; it stays), opened for a lock. */
+    private FileChannel lockFile(String key, String suffix) throws IOException {
+        return FileChannel.open(locks.resolve(key + suffix), StandardOpenOption.CREATE, StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
     }
 
     private static Object fileKey(Path file) {
@@ -318,8 +320,7 @@ public final class ShardCache implements AutoCloseable {
                     return false;
                 }
             }
-            try (FileChannel channel = FileChannel.open(locks.resolve(key + ".use"), StandardOpenOption.CREATE,
-                     StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try (FileChannel channel = lockFile(key, ".use");
                  FileLock exclusive = channel.tryLock(0, Long.MAX_VALUE, false)) {
                 return exclusive != null && Files.deleteIfExists(file);
             } catch (IOException | OverlappingFileLockException e) {
@@ -337,8 +338,7 @@ public final class ShardCache implements AutoCloseable {
                        int expectedShardNumber, Download download, Path file) throws IOException {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
-        try (FileChannel fetchChannel = FileChannel.open(locks.resolve(key + ".fetch"), StandardOpenOption.CREATE,
-                 StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (FileChannel fetchChannel = lockFile(key, ".fetch");
              FileLock ignored = fetchChannel.lock()) { // one download per shard on the node
             String unusable = unusable(file, entry);
             if (unusable == null) {
