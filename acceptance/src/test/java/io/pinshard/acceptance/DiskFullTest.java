@@ -58,7 +58,8 @@ class DiskFullTest {
     private Path smallDisk(String name) throws Exception {
         Path dir = Files.createDirectories(temp.resolve(name));
         String failed = command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", dir.toString());
-        assumeTrue(failed == null, () -> "skipped: no small file system to fill (mount -t tmpfs needs root): " + failed);
+        assumeTrue(failed == null,
+            () -> "skipped: no small file system to fill (mount -t tmpfs needs root): " + failed);
         mounted = dir;
         return dir;
     }
@@ -91,9 +92,11 @@ class DiskFullTest {
                 "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1");
             assertNotEquals(0, bench.status(), bench.toString());
             assertTrue(bench.stderr().contains("No space left on device")
-                && bench.stderr().contains("bytes free, the object needs") && bench.stderr().contains(cache.toString()),
+                && bench.stderr().contains("bytes free, the object needs")
+                && bench.stderr().contains(cache.toString()),
                 "names the cache file and the room: " + bench);
-            assertFalse(bench.stderr().contains("attempt(s)"), "a full disk is not retried as a store failure: " + bench);
+            assertFalse(bench.stderr().contains("attempt(s)"),
+                "a full disk is not retried as a store failure: " + bench);
             // Nothing partial under a shard's name, no download left behind.
             try (Stream<Path> files = Files.walk(cache)) {
                 for (Path file : files.filter(Files::isRegularFile).toList()) {

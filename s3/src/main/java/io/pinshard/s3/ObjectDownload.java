@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -197,18 +196,9 @@ public final class ObjectDownload {
      * system is full, how much room it has left against the object's size.
      */
     private static DownloadException cannotWrite(Path part, String object, long objectBytes, IOException e) {
-        String room = "";
-        try {
-            long usable = Files.getFileStore(part.getParent()).getUsableSpace();
-            if (usable < objectBytes) {
-                room = "; the file system holding it has " + usable + " bytes free, the object needs " + objectBytes
-                    + ": free space there, or choose a folder on a larger disk";
-            }
-        } catch (IOException | RuntimeException unknown) {
-            // no figure to add
-        }
         return new DownloadException(Failure.LOCAL_WRITE, "cannot write " + part + " for " + object + ": "
-            + (e.getMessage() != null ? e.getMessage() : e.toString()) + room, e);
+            + (e.getMessage() != null ? e.getMessage() : e.toString()) + DiskRoom.note(part.getParent(), objectBytes),
+            e);
     }
 
     /** The body's bytes in the file so far: the checksum of the whole pieces written, and how many bytes it covers. */

@@ -266,8 +266,8 @@ public final class S3ShardSource implements ShardSource {
             return downloader.to(part, location.bucket(), key, entry.bytes(), location.uri(entry.file()),
                 ObjectDownload.ResponseCheck.NONE, fetched::addAndGet);
         } catch (ObjectDownload.DownloadException e) {
-            Kind kind = e.failure() == ObjectDownload.Failure.UNAVAILABLE || e.failure() == ObjectDownload.Failure.LOCAL_WRITE
-                ? Kind.IO_ERROR : Kind.MANIFEST_MISMATCH;
+            Kind kind = e.failure() == ObjectDownload.Failure.UNAVAILABLE
+                || e.failure() == ObjectDownload.Failure.LOCAL_WRITE ? Kind.IO_ERROR : Kind.MANIFEST_MISMATCH;
             throw new ShardFormatException(kind, location.toString(), entry.file(), -1, e.getMessage(), e);
         }
     }

@@ -30,7 +30,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>{@code install}: {@link ShardCache#hold} into an empty cache, each download a copy of the local file with
  *       its CRC32C on the same pass (what {@link ObjectDownload} does with a body), then every check of {@link
  *       DatasetVerifier#verifyDownloadedShard}, the install record and the rename;</li>
- *   <li>{@code reuse}: {@link ShardCache#hold} of the installed shards (size, mtime, inode, header and footer CRCs);</li>
+ *   <li>{@code reuse}: {@link ShardCache#hold} of the installed shards (size, mtime, inode, header and footer
+ *       CRCs);</li>
  *   <li>{@code verify --no-decode}: {@link DatasetVerifier#verifyShardFile}, the checks a cached copy gets from
  *       {@code verify s3://}.</li>
  * </ul>
