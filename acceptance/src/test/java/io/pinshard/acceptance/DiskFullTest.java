@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -39,12 +40,25 @@ class DiskFullTest {
     @TempDir
     static Path temp;
     private static Path dataset;
+    /** s3proxy (in this JVM, on a disk with room) holding the dataset at {@link #LOCATION}, pushed there. */
+    private static S3TestServer server;
     private Path mounted;
 
     @BeforeAll
-    static void writeDataset() throws Exception {
+    static void writeAndPushDataset() throws Exception {
         // About 4.7 MB of incompressible raw pixels in shards of about 1 MiB: more than the 3 MiB disk holds.
         dataset = TestDatasets.write(temp.resolve("dataset"), 96, 128, 1 << 20, 41);
+        server = S3TestServer.start();
+        server.createBuckets(BUCKET);
+        Launcher.Result push = run(server, "push", dataset.toString(), LOCATION);
+        assertEquals(0, push.status(), push.toString());
+    }
+
+    @AfterAll
+    static void stopStore() throws Exception {
+        if (server != null) {
+            server.close();
+        }
     }
 
     @AfterEach
@@ -66,55 +80,50 @@ class DiskFullTest {
 
     @Test
     void pullOntoAFullDiskFailsAtOnceNamingTheFileAndTheRoomAndLeavesNoDataset() throws Exception {
-        try (S3TestServer server = storeWithTheDataset()) {
-            Path target = smallDisk("pull").resolve("pulled");
-
-            Launcher.Result pull = run(server, "pull", LOCATION, target.toString());
-            assertNotEquals(0, pull.status(), pull.toString());
-            assertTrue(pull.stderr().contains("No space left on device") && pull.stderr().contains(target.toString())
-                && pull.stderr().contains("bytes free, the object needs"), "names the file and the room: " + pull);
-            assertFalse(pull.stderr().contains("attempt(s)"), "a full disk is not retried as a store failure: " + pull);
-            assertFalse(Files.exists(target.resolve("manifest.json")), pull.toString());
-            for (String command : List.of("inspect", "verify")) {
-                Launcher.Result read = run(server, command, target.toString());
-                assertNotEquals(0, read.status(), command + " reads no dataset there: " + read);
-                assertTrue(read.stderr().contains("not a pinshard dataset"), read.toString());
-            }
+        Path target = smallDisk("pull").resolve("pulled");
+        Launcher.Result pull = run(server, "pull", LOCATION, target.toString());
+        assertNotEquals(0, pull.status(), pull.toString());
+        assertTrue(pull.stderr().contains("No space left on device") && pull.stderr().contains(target.toString())
+            && pull.stderr().contains("bytes free, the object needs"), "names the file and the room: " + pull);
+        assertFalse(pull.stderr().contains("attempt(s)"), "a full disk is not retried as a store failure: " + pull);
+        assertFalse(Files.exists(target.resolve("manifest.json")), pull.toString());
+        for (String command : List.of("inspect", "verify")) {
+            Launcher.Result read = run(server, command, target.toString());
+            assertNotEquals(0, read.status(), command + " reads no dataset there: " + read);
+            assertTrue(read.stderr().contains("not a pinshard dataset"), read.toString());
         }
     }
 
     @Test
     void aCacheFillOnAFullDiskFailsClearlyAndLeavesOnlyWholeShardsThatALaterRunReuses() throws Exception {
-        try (S3TestServer server = storeWithTheDataset()) {
-            Path cache = smallDisk("cache").resolve("cache");
+        Path cache = smallDisk("cache").resolve("cache");
 
-            Launcher.Result bench = run(server, "bench", LOCATION, "--cache-dir", cache.toString(), "--seconds", "0.5",
-                "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1");
-            assertNotEquals(0, bench.status(), bench.toString());
-            assertTrue(bench.stderr().contains("No space left on device")
-                && bench.stderr().contains("bytes free, the object needs")
-                && bench.stderr().contains(cache.toString()),
-                "names the cache file and the room: " + bench);
-            assertFalse(bench.stderr().contains("attempt(s)"),
-                "a full disk is not retried as a store failure: " + bench);
-            // Nothing partial under a shard's name, no download left behind.
-            try (Stream<Path> files = Files.walk(cache)) {
-                for (Path file : files.filter(Files::isRegularFile).toList()) {
-                    String where = cache.relativize(file).toString();
-                    assertFalse(where.contains(".part"), "a part left behind: " + where);
-                    if (file.getParent().getParent().getFileName().toString().equals("shards")) {
-                        assertArrayEquals(Files.readAllBytes(dataset.resolve(file.getFileName())),
-                            Files.readAllBytes(file), "a cached shard is whole: " + where);
-                    }
+        Launcher.Result bench = run(server, "bench", LOCATION, "--cache-dir", cache.toString(), "--seconds", "0.5",
+            "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1");
+        assertNotEquals(0, bench.status(), bench.toString());
+        assertTrue(bench.stderr().contains("No space left on device")
+            && bench.stderr().contains("bytes free, the object needs")
+            && bench.stderr().contains(cache.toString()),
+            "names the cache file and the room: " + bench);
+        assertFalse(bench.stderr().contains("attempt(s)"),
+            "a full disk is not retried as a store failure: " + bench);
+        // Nothing partial under a shard's name, no download left behind.
+        try (Stream<Path> files = Files.walk(cache)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                String where = cache.relativize(file).toString();
+                assertFalse(where.contains(".part"), "a part left behind: " + where);
+                if (file.getParent().getParent().getFileName().toString().equals("shards")) {
+                    assertArrayEquals(Files.readAllBytes(dataset.resolve(file.getFileName())),
+                        Files.readAllBytes(file), "a cached shard is whole: " + where);
                 }
             }
-            // With room, the same command finishes over what the full disk left.
-            assertEquals(null, command("mount", "-o", "remount,size=64m", mounted.toString()));
-            Launcher.Result again = run(server, "bench", LOCATION, "--cache-dir", cache.toString(), "--seconds", "0.5",
-                "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1", "--crc", "always", "--json");
-            assertEquals(0, again.status(), again.toString());
-            assertTrue(again.stdout().contains("\"skipped_records\":0"), again.toString());
         }
+        // With room, the same command finishes over what the full disk left.
+        assertEquals(null, command("mount", "-o", "remount,size=64m", mounted.toString()));
+        Launcher.Result again = run(server, "bench", LOCATION, "--cache-dir", cache.toString(), "--seconds", "0.5",
+            "--warmup", "0", "--batch", "8", "--crop", "16", "--workers", "1", "--crc", "always", "--json");
+        assertEquals(0, again.status(), again.toString());
+        assertTrue(again.stdout().contains("\"skipped_records\":0"), again.toString());
     }
 
     /** The store's disk is the full one (s3rver keeps objects as files): push fails naming an object, no manifest. */
@@ -130,20 +139,6 @@ class DiskFullTest {
             assertTrue(push.stderr().contains(LOCATION + "/shard-"), "names the object: " + push);
             assertFalse(push.stdout().contains("pushed"), push.toString());
             assertFalse(store.holds(BUCKET, "ds/manifest.json"), "no manifest over missing shards: " + push);
-        }
-    }
-
-    /** s3proxy (in this JVM, on a disk with room) holding the dataset at {@link #LOCATION}, pushed there. */
-    private static S3TestServer storeWithTheDataset() throws Exception {
-        S3TestServer server = S3TestServer.start();
-        try {
-            server.createBuckets(BUCKET);
-            Launcher.Result push = run(server, "push", dataset.toString(), LOCATION);
-            assertEquals(0, push.status(), push.toString());
-            return server;
-        } catch (Exception | Error e) {
-            server.close();
-            throw e;
         }
     }
 
