@@ -1,6 +1,7 @@
 package io.pinshard.acceptance;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,31 @@ final class Launcher {
         env.put("HOME", home.toString());
         env.remove("XDG_CACHE_HOME");
         env.remove("PINSHARD_COMMAND");
+        return builder;
+    }
+
+    /**
+     * {@code ./pinshard ARGS --s3-path-style} against the store at {@code endpoint}, configured as
+     * docs/object-storage.md says: the SDK's {@code AWS_*} variables (none of the caller's kept). C1 only and no
+     * class-data archive: runs of a few seconds each, where C2's compiles and each command's archive dump (at its
+     * first run) cost more CPU than they save (a third to half of the time).
+     */
+    static ProcessBuilder onStore(Path home, URI endpoint, String key, String secret, List<String> javaOptions,
+                                  Map<String, String> settings, String... args) {
+        List<String> withPathStyle = new ArrayList<>(List.of(args));
+        withPathStyle.add("--s3-path-style");
+        ProcessBuilder builder = pinshard(home, withPathStyle.toArray(String[]::new));
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("AWS_") || name.startsWith("PINSHARD_S3"));
+        env.put("AWS_ENDPOINT_URL", endpoint.toString());
+        env.put("AWS_REGION", "us-east-1");
+        env.put("AWS_ACCESS_KEY_ID", key);
+        env.put("AWS_SECRET_ACCESS_KEY", secret);
+        List<String> jvm = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
+        jvm.addAll(javaOptions);
+        env.put("PINSHARD_JAVA_OPTS", String.join(" ", jvm));
+        env.put("PINSHARD_CDS", "0");
+        env.putAll(settings);
         return builder;
     }
 

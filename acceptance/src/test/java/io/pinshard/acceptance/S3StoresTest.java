@@ -13,8 +13,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -128,23 +126,8 @@ class S3StoresTest {
 
     private static Launcher.Result run(URI endpoint, String key, String secret, List<String> javaOptions,
                                        Map<String, String> settings, String... args) throws Exception {
-        List<String> withPathStyle = new ArrayList<>(Arrays.asList(args));
-        withPathStyle.add("--s3-path-style");
-        ProcessBuilder builder = Launcher.pinshard(temp.resolve("home"), withPathStyle.toArray(String[]::new));
-        Map<String, String> env = builder.environment();
-        env.keySet().removeIf(name -> name.startsWith("AWS_") || name.startsWith("PINSHARD_S3"));
-        env.put("AWS_ENDPOINT_URL", endpoint.toString());
-        env.put("AWS_REGION", "us-east-1");
-        env.put("AWS_ACCESS_KEY_ID", key);
-        env.put("AWS_SECRET_ACCESS_KEY", secret);
-        // C1 only, no class-data archive: a dozen runs of a few seconds each, where C2's compiles and each
-        // command's archive dump (at its first run) cost more CPU than they save (a third to half of the time).
-        List<String> jvm = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
-        jvm.addAll(javaOptions);
-        env.put("PINSHARD_JAVA_OPTS", String.join(" ", jvm));
-        env.put("PINSHARD_CDS", "0");
-        env.putAll(settings);
-        return Launcher.run(builder, temp.resolve("logs"), 60);
+        return Launcher.run(Launcher.onStore(temp.resolve("home"), endpoint, key, secret, javaOptions, settings, args),
+            temp.resolve("logs"), 60);
     }
 
     private static void s3rverIsHere() {

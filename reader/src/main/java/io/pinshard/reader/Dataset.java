@@ -405,30 +405,82 @@ public final class Dataset implements AutoCloseable {
             if (guard.isClosed()) {
                 throw guard.closedException();
             }
-            DatasetManifest.ShardEntry entry = manifest.shards().get(index);
+            mapped = mapChecked(index);
+            grow(mapped);
+            streamed.set(index, mapped); // after grow: a reader that finds the shard sees its sizes
+            return mapped;
+        }
+    }
+
+    /**
+     * Under the shard's lock: has the source (or the bound) make shard {@code index} local, maps it and checks it
+     * against the manifest. A remote copy that fails (its cached file damaged since it was installed) is dropped
+     * and fetched again, once ({@link ShardSource#discard}).
+     */
+    private MappedShard mapChecked(int index) {
+        DatasetManifest.ShardEntry entry = manifest.shards().get(index);
+        for (;;) {
             Path file = source != null ? source.acquire(index) : boundedFile(index, entry);
+            MappedShard mapped = null;
             try {
                 mapped = MappedShard.open(file, location, checkIndexCrc, limits);
-            } catch (RuntimeException | Error e) {
-                letGo(index);
-                throw e;
-            }
-            try {
                 if (mapped.recordCount() != entry.records()) {
                     throw new ShardFormatException(Kind.MANIFEST_MISMATCH, location, entry.file(), -1, "shard holds "
                         + mapped.recordCount() + " records, the manifest says " + entry.records(), null);
                 }
                 ManifestRules.checkShardNumber(location, entry.file(), expectedNumbers[index],
                     mapped.structure().shardNumber());
-            } catch (RuntimeException e) {
-                mapped.close();
+                return mapped;
+            } catch (ShardFormatException e) {
+                if (mapped != null) {
+                    mapped.close();
+                }
+                if (source == null || e.kind() == Kind.IO_ERROR) {
+                    letGo(index);
+                    throw e;
+                }
+                if (!source.discard(index)) {
+                    throw fetchedAgainAndFailed(index, e);
+                }
+            } catch (RuntimeException | Error e) {
+                if (mapped != null) {
+                    mapped.close();
+                }
                 letGo(index);
                 throw e;
             }
-            grow(mapped);
-            streamed.set(index, mapped); // after grow: a reader that finds the shard sees its sizes
-            return mapped;
         }
+    }
+
+    /**
+     * A read found shard {@code index}, mapped as {@code failed}, corrupt ({@code found}: a payload CRC, a decode).
+     * For a streamed dataset, the mapping goes (once the reads inside it have left: call this with no view of
+     * the shard pinned), the source drops its cached copy ({@link ShardSource#discard}), and the result is null:
+     * read the record again, from a copy fetched anew. Else the exception to throw: {@code found} itself for a
+     * local dataset, and for a shard already fetched again once, {@code found} naming its object and saying so.
+     */
+    public ShardFormatException refetchCorrupt(int index, MappedShard failed, ShardFormatException found) {
+        if (source == null || found.kind() == Kind.IO_ERROR) {
+            return found;
+        }
+        boolean again;
+        synchronized (shardLocks[index]) {
+            if (streamed.get(index) != failed) {
+                // Dropped already, by another reader that found it (or evicted): read the record again, from the
+                // copy mapped next; should that fail too, its reader drops it and is told no.
+                return null;
+            }
+            streamed.set(index, null);
+            again = source.discard(index);
+        }
+        failed.close(); // waits for the reads inside it; the dropped file stays readable to them
+        return again ? null : fetchedAgainAndFailed(index, found);
+    }
+
+    private ShardFormatException fetchedAgainAndFailed(int index, ShardFormatException found) {
+        return new ShardFormatException(found.kind(), location, manifest.shards().get(index).file(), found.record(),
+            found.detail() + "; " + source.origin(index) + " was fetched again after its cached copy failed, and "
+                + "the new copy fails too (the store's object, or this node's disk or memory, is at fault)", found);
     }
 
     /** Reserves the mapping of local shard {@code index} (evicting if need be) and checks its file's length again. */

@@ -42,6 +42,22 @@ public interface ShardSource extends AutoCloseable {
     void release(int index);
 
     /**
+     * A read found held shard {@code index}'s file corrupt (a payload CRC, the index, {@code verify}'s checks): the
+     * source drops that copy from its cache and lets go of the hold, and says whether the next {@link #acquire}
+     * fetches a new one. A remote source fetches each shard again once per source; a second corrupt copy is the
+     * store's or this node's fault, and the caller fails naming the object, shard and record. A local directory has
+     * no other copy: false, and nothing is deleted.
+     */
+    default boolean discard(int index) {
+        return false;
+    }
+
+    /** How {@code discard}'s callers name shard {@code index}'s origin in their errors: its object, or its file. */
+    default String origin(int index) {
+        return directory().resolve(manifest().shards().get(index).file()).toString();
+    }
+
+    /**
      * How many shards the loader's prefetcher fetches at once ({@link #acquire} from that many fetch threads; a
      * worker that finds its shard missing may add one more): a remote store serves requests in parallel, and
      * several in flight hide its latency. 1 unless the source says otherwise.

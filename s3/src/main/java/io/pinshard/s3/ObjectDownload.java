@@ -51,8 +51,13 @@ public final class ObjectDownload {
         MISSING,
         /** The object is not the one expected: its length differs, it changed mid-download, or a check refused it. */
         NOT_THE_LISTED_OBJECT,
-        /** Attempts or time ran out, the store refused the request, or the file could not be written. */
-        UNAVAILABLE
+        /** Attempts or time ran out, or the store refused the request. */
+        UNAVAILABLE,
+        /**
+         * The local file could not be written (a full disk, most often): not retried, another attempt would fail
+         * the same way, and the message says how much room the object needs and the file system has.
+         */
+        LOCAL_WRITE
     }
 
     /** A failed download: {@link #failure()} says which kind, the message names the object. */
@@ -147,13 +152,18 @@ public final class ObjectDownload {
                         }
                     }
                     try {
-                        have = copy(in, out, have, expectedBytes, copy, written, deadline, budget, object, arrived);
+                        have = copy(in, out, part, have, expectedBytes, copy, written, deadline, budget, object,
+                            arrived);
                     } catch (IOException | RuntimeException e) {
                         in.abort(); // close would drain the rest of a broken or crawling body first
                         throw e;
                     }
                     if (have == expectedBytes) {
-                        out.force(true); // the rename must never publish bytes still only in flight
+                        try {
+                            out.force(true); // the rename must never publish bytes still only in flight
+                        } catch (IOException e) {
+                            throw cannotWrite(part, object, expectedBytes, e);
+                        }
                         return new Body(etag, written.crc.value());
                     }
                     throw new IOException("the body ended after " + have + " of " + expectedBytes + " bytes");
@@ -177,8 +187,18 @@ public final class ObjectDownload {
                 }
             }
         } catch (IOException e) {
-            throw new DownloadException(Failure.UNAVAILABLE, "cannot write " + part + " for " + object + ": " + e, e);
+            throw cannotWrite(part, object, expectedBytes, e);
         }
+    }
+
+    /**
+     * A write to {@code part} failed: the message names the file, the object and the cause, and when the file
+     * system is full, how much room it has left against the object's size.
+     */
+    private static DownloadException cannotWrite(Path part, String object, long objectBytes, IOException e) {
+        return new DownloadException(Failure.LOCAL_WRITE, "cannot write " + part + " for " + object + ": "
+            + (e.getMessage() != null ? e.getMessage() : e.toString()) + DiskRoom.note(part.getParent(), objectBytes),
+            e);
     }
 
     /** The body's bytes in the file so far: the checksum of the whole pieces written, and how many bytes it covers. */
@@ -196,13 +216,18 @@ public final class ObjectDownload {
         }
     }
 
-    private long copy(InputStream in, FileChannel out, long have, long expected, ByteBuffer copy, Written written,
-                      long deadline, Duration budget, String object, LongConsumer arrived) throws IOException {
+    private long copy(InputStream in, FileChannel out, Path part, long have, long expected, ByteBuffer copy,
+                      Written written, long deadline, Duration budget, String object, LongConsumer arrived)
+        throws IOException {
         byte[] array = copy.array();
         for (int n; have < expected && (n = in.read(array, 0, (int) Math.min(array.length, expected - have))) > 0; ) {
             copy.clear().limit(n);
-            while (copy.hasRemaining()) {
-                out.write(copy);
+            try {
+                while (copy.hasRemaining()) {
+                    out.write(copy);
+                }
+            } catch (IOException e) { // the store's bytes arrived; this disk could not take them: no retry
+                throw cannotWrite(part, object, expected, e);
             }
             written.crc.update(array, 0, n);
             written.bytes += n;

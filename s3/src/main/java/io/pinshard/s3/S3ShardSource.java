@@ -18,6 +18,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -52,6 +53,8 @@ public final class S3ShardSource implements ShardSource {
     private final AtomicLong fetched = new AtomicLong();
     private final AtomicLong downloads = new AtomicLong();
     private final AtomicIntegerArray downloadsPerShard;
+    /** Per shard: how many copies a read found corrupt and dropped ({@link #discard}). */
+    private final int[] discards;
     private boolean closed;
 
     private S3ShardSource(S3Location location, S3Settings settings, S3Client s3, ShardCache cache,
@@ -69,6 +72,7 @@ public final class S3ShardSource implements ShardSource {
         this.failed = new ShardFormatException[shards];
         this.failedAt = new long[shards];
         this.downloadsPerShard = new AtomicIntegerArray(shards);
+        this.discards = new int[shards];
     }
 
     /**
@@ -229,6 +233,31 @@ public final class S3ShardSource implements ShardSource {
         cache.release(manifest.shards().get(index), true);
     }
 
+    /**
+     * Drops the cached copy of held shard {@code index} that a read found corrupt ({@link ShardCache#discard}) and
+     * lets go of it; true the first time for this shard (the next {@link #acquire} downloads and checks a new
+     * copy), false after that (the copy fetched again is bad too: the caller fails).
+     */
+    @Override
+    public boolean discard(int index) {
+        boolean wasHeld;
+        int count;
+        synchronized (this) {
+            wasHeld = held[index];
+            held[index] = false;
+            count = wasHeld ? ++discards[index] : discards[index];
+        }
+        if (wasHeld) {
+            cache.discard(manifest.shards().get(index));
+        }
+        return count <= 1;
+    }
+
+    @Override
+    public String origin(int index) {
+        return location.uri(manifest.shards().get(index).file());
+    }
+
     /** Writes object {@code key} into {@code part} ({@link ObjectDownload}); failures name the shard and object. */
     private ObjectDownload.Body download(int index, DatasetManifest.ShardEntry entry, String key, Path part) {
         downloads.incrementAndGet();
@@ -237,7 +266,8 @@ public final class S3ShardSource implements ShardSource {
             return downloader.to(part, location.bucket(), key, entry.bytes(), location.uri(entry.file()),
                 ObjectDownload.ResponseCheck.NONE, fetched::addAndGet);
         } catch (ObjectDownload.DownloadException e) {
-            Kind kind = e.failure() == ObjectDownload.Failure.UNAVAILABLE ? Kind.IO_ERROR : Kind.MANIFEST_MISMATCH;
+            Kind kind = e.failure() == ObjectDownload.Failure.UNAVAILABLE
+                || e.failure() == ObjectDownload.Failure.LOCAL_WRITE ? Kind.IO_ERROR : Kind.MANIFEST_MISMATCH;
             throw new ShardFormatException(kind, location.toString(), entry.file(), -1, e.getMessage(), e);
         }
     }
@@ -251,19 +281,8 @@ public final class S3ShardSource implements ShardSource {
     public List<Problem> verify(boolean decode) {
         List<Problem> problems = new ArrayList<>();
         for (int i = 0; i < manifest.shards().size(); i++) {
-            String name = manifest.shards().get(i).file();
-            Path file;
             try {
-                file = acquire(i);
-            } catch (ShardFormatException e) {
-                problems.add(new Problem(e.kind(), name, e.record(), e.detail()));
-                continue;
-            }
-            try {
-                if (decode) {
-                    problems.addAll(new DatasetVerifier(true, false).verifyShardFile(file, location(), manifest, i,
-                        expectedNumbers[i]));
-                }
+                problems.addAll(verifyShard(i, decode));
             } finally {
                 if (limitBytes != Long.MAX_VALUE) {
                     release(i);
@@ -271,6 +290,31 @@ public final class S3ShardSource implements ShardSource {
             }
         }
         return problems;
+    }
+
+    /**
+     * One shard for {@link #verify}: a copy downloaded now was checked on its way in (and is decoded with {@code
+     * decode}); a cached copy gets every check again, and one that fails them is dropped and fetched again, once.
+     */
+    private List<Problem> verifyShard(int index, boolean decode) {
+        String name = manifest.shards().get(index).file();
+        for (boolean again = false; ; again = true) {
+            int downloadsBefore = downloadsPerShard.get(index);
+            Path file;
+            try {
+                file = acquire(index);
+            } catch (ShardFormatException e) {
+                return List.of(new Problem(e.kind(), name, e.record(), e.detail()));
+            }
+            boolean fresh = downloadsPerShard.get(index) != downloadsBefore;
+            List<Problem> found = fresh && !decode ? List.of() : new DatasetVerifier(decode, false)
+                .verifyShardFile(file, location(), manifest, index, expectedNumbers[index]);
+            if (found.isEmpty() || fresh || again || !discard(index)) {
+                return found;
+            }
+            LoggerFactory.getLogger(S3ShardSource.class).warn("{}: the cached copy {} failed its checks ({}); "
+                + "evicted, fetching it again", origin(index), file, Problem.summary(found));
+        }
     }
 
     /** Lets go of every held shard (files stay for the next run), closes the client. */

@@ -1,12 +1,18 @@
 package io.pinshard.s3;
 
+import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
+import io.pinshard.format.ShardFooterDescriptor;
+import io.pinshard.format.ShardFooterFlyweight;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.format.ShardHeaderDescriptor;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.Problem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -19,6 +25,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -26,6 +33,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node-wide cache of one remote dataset's shards: one directory shared by every rank and process on the node.
@@ -38,15 +48,18 @@ import java.util.concurrent.ThreadLocalRandom;
  * ROOT/locks/CRC-FILE.use       shared lock while a process holds the shard (mapped or fetched ahead);
  *                               an evictor deletes the shard only under an exclusive lock (no one holds it)
  * ROOT/locks/CRC-FILE.fetch     exclusive lock while one process downloads the shard; the others wait on it
+ * ROOT/installed/CRC-FILE       what the shard file was when it was installed: size, mtime, file key
  * ROOT/tmp/CRC-FILE.PID.N.part/FILE  a download in progress, unique to its process
  * </pre>
  *
- * To hold a shard: take the shared {@code .use} lock; if the shard file exists, done; else take the {@code .fetch}
- * lock, look again (another process may have finished it), delete the shard's other {@code .part} files (their
+ * To hold a shard: take the shared {@code .use} lock; if the shard file is there as it was installed (its size,
+ * mtime and file key as recorded, its header and footer CRCs intact: {@link #unusable}), done; else take the
+ * {@code .fetch} lock, look again (another process may have finished it; a file that fails those checks now is
+ * deleted), delete the shard's other {@code .part} files (their
  * writers held the lock and are gone), download to a new {@code .part}, force it to disk, verify it (length, the
  * manifest's whole-file CRC32C as computed while the bytes arrived, structure, header, index, footer, section and
  * payload CRCs, gaps and labels: {@link DatasetVerifier#verifyDownloadedShard}), then rename it atomically into
- * place. A failed check deletes the part and
+ * place, and record what the installed file is. A failed check deletes the part and
  * names what differed. The locks are OS file locks: they die with their process, so a process killed at any
  * moment blocks no one, and its part file is never taken for a shard (only renamed files count); the next
  * downloader of that shard, or {@link #sweepDeadParts} at open, deletes it. Shards of an earlier dataset version
@@ -63,6 +76,7 @@ public final class ShardCache implements AutoCloseable {
     private final Path shards;
     private final Path locks;
     private final Path tmp;
+    private final Path installed;
     private final Map<String, Object> monitors = new ConcurrentHashMap<>();
     private final Map<String, Held> held = new HashMap<>();
     private int users;
@@ -78,12 +92,15 @@ public final class ShardCache implements AutoCloseable {
         final FileChannel channel;
         final FileLock lock;
         final Path file;
+        /** The held file's identity (device and inode): a discard deletes that file, never a newer one. */
+        final Object fileKey;
         int holders;
 
-        Held(FileChannel channel, FileLock lock, Path file) {
+        Held(FileChannel channel, FileLock lock, Path file, Object fileKey) {
             this.channel = channel;
             this.lock = lock;
             this.file = file;
+            this.fileKey = fileKey;
         }
     }
 
@@ -92,6 +109,7 @@ public final class ShardCache implements AutoCloseable {
         this.shards = root.resolve("shards");
         this.locks = root.resolve("locks");
         this.tmp = root.resolve("tmp");
+        this.installed = root.resolve("installed");
     }
 
     /** The cache in {@code root} (made if missing), shared with other users in this JVM; close once per open. */
@@ -105,6 +123,7 @@ public final class ShardCache implements AutoCloseable {
                     Files.createDirectories(cache.shards);
                     Files.createDirectories(cache.locks);
                     Files.createDirectories(cache.tmp);
+                    Files.createDirectories(cache.installed);
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot create the shard cache " + key + ": " + e.getMessage(), e);
                 }
@@ -143,10 +162,7 @@ public final class ShardCache implements AutoCloseable {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
         synchronized (monitor(key)) {
-            Held h;
-            synchronized (this) {
-                h = held.get(key);
-            }
+            Held h = heldNow(key);
             if (h != null) {
                 h.holders++;
                 return h.file;
@@ -155,13 +171,12 @@ public final class ShardCache implements AutoCloseable {
             FileChannel channel = null;
             FileLock lock = null;
             try {
-                channel = FileChannel.open(locks.resolve(key + ".use"), StandardOpenOption.CREATE,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+                channel = lockFile(key, ".use");
                 lock = channel.lock(0, Long.MAX_VALUE, true); // waits while an evictor deletes it
-                if (!isComplete(file, entry)) {
+                if (unusable(file, entry) != null) {
                     fetch(dataset, object, manifest, position, expectedShardNumber, download, file);
                 }
-                h = new Held(channel, lock, file);
+                h = new Held(channel, lock, file, Files.readAttributes(file, BasicFileAttributes.class).fileKey());
                 h.holders = 1;
                 synchronized (this) {
                     held.put(key, h);
@@ -170,7 +185,7 @@ public final class ShardCache implements AutoCloseable {
             } catch (IOException e) {
                 closeQuietly(lock, channel);
                 throw new ShardFormatException(Kind.IO_ERROR, dataset, entry.file(), -1, "shard cache " + root + ": "
-                    + e, e);
+                    + e + DiskRoom.note(root, entry.bytes()), e);
             } catch (RuntimeException | Error e) {
                 closeQuietly(lock, channel);
                 throw e;
@@ -210,6 +225,49 @@ public final class ShardCache implements AutoCloseable {
             } finally {
                 closeQuietly(null, h.channel);
             }
+        }
+    }
+
+    /**
+     * A read found the shard this JVM holds for {@code entry} corrupt (a payload CRC, the index, {@code verify}):
+     * deletes its file, if it is still the file held (not a copy another process fetched since), under the
+     * {@code .fetch} lock, so that the next {@link #hold} downloads it again; then lets go of one hold, as {@link
+     * #release} does. Another process that has the bad file mapped keeps reading it until its own checks find it.
+     */
+    public void discard(DatasetManifest.ShardEntry entry) {
+        String key = key(entry);
+        synchronized (monitor(key)) {
+            Held h = heldNow(key);
+            if (h != null) {
+                try (FileChannel fetchChannel = lockFile(key, ".fetch");
+                     FileLock ignored = fetchChannel.lock()) {
+                    if (h.fileKey != null && h.fileKey.equals(fileKey(h.file))) {
+                        Files.deleteIfExists(installed.resolve(key));
+                        Files.deleteIfExists(h.file);
+                    }
+                } catch (IOException e) {
+                    // the file stays; the next hold's checks or a later discard delete it
+                }
+            }
+            release(entry, false);
+        }
+    }
+
+    private synchronized Held heldNow(String key) {
+        return held.get(key);
+    }
+
+    /** The lock file {@code locks/KEY.SUFFIX}, made if missing (empty; it stays), opened for a lock. */
+    private FileChannel lockFile(String key, String suffix) throws IOException {
+        return FileChannel.open(locks.resolve(key + suffix), StandardOpenOption.CREATE, StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+    }
+
+    private static Object fileKey(Path file) {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null;
         }
     }
 
@@ -262,8 +320,7 @@ public final class ShardCache implements AutoCloseable {
                     return false;
                 }
             }
-            try (FileChannel channel = FileChannel.open(locks.resolve(key + ".use"), StandardOpenOption.CREATE,
-                     StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try (FileChannel channel = lockFile(key, ".use");
                  FileLock exclusive = channel.tryLock(0, Long.MAX_VALUE, false)) {
                 return exclusive != null && Files.deleteIfExists(file);
             } catch (IOException | OverlappingFileLockException e) {
@@ -281,11 +338,18 @@ public final class ShardCache implements AutoCloseable {
                        int expectedShardNumber, Download download, Path file) throws IOException {
         DatasetManifest.ShardEntry entry = manifest.shards().get(position);
         String key = key(entry);
-        try (FileChannel fetchChannel = FileChannel.open(locks.resolve(key + ".fetch"), StandardOpenOption.CREATE,
-                 StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (FileChannel fetchChannel = lockFile(key, ".fetch");
              FileLock ignored = fetchChannel.lock()) { // one download per shard on the node
-            if (isComplete(file, entry)) {
+            String unusable = unusable(file, entry);
+            if (unusable == null) {
                 return; // another process fetched it while this one waited
+            }
+            if (unusable != MISSING) {
+                // Under the lock every downloader of this shard takes: no one installs a new copy meanwhile.
+                LoggerFactory.getLogger(ShardCache.class).warn("{}: the cached copy {} {}; evicted, fetching it again",
+                    object, file, unusable);
+                Files.deleteIfExists(installed.resolve(key));
+                Files.deleteIfExists(file);
             }
             deleteParts(key); // theirs: whoever wrote them held this lock and is gone
             // The part keeps the shard's own name inside a directory unique to this download, so that what the
@@ -302,6 +366,7 @@ public final class ShardCache implements AutoCloseable {
                 if (!problems.isEmpty()) {
                     throw corrupt(dataset, object, body.etag(), entry, problems);
                 }
+                recordInstall(key, part); // a rename keeps size, mtime and inode
                 moveIntoPlace(part, file);
             } finally {
                 deleteTree(partDirectory);
@@ -338,17 +403,99 @@ public final class ShardCache implements AutoCloseable {
         return new ShardFormatException(first.kind(), dataset, entry.file(), -1, detail, null);
     }
 
-    /** A renamed shard file is complete and verified unless its length is off (a file changed by hand). */
-    private static boolean isComplete(Path file, DatasetManifest.ShardEntry entry) throws IOException {
+    /** What {@link #unusable} says of a shard file that is not there. */
+    private static final String MISSING = "is missing";
+
+    /**
+     * Why the file under a shard's name may not be served as the verified shard, or null when it may: it must be
+     * there with the manifest's length, as it was when it was installed (size, mtime in ns and file key as
+     * {@link #recordInstall} wrote them: a file written, copied or moved over since fails), and its header and
+     * footer must pass their own CRC32Cs (two small reads, no pass over the file). A change that keeps size, mtime
+     * and inode (a bit flipped on the disk, {@code touch -d} after a write) is left to the checks of every read
+     * ({@code --crc}, {@code verify}), which {@link #discard} the copy when they find it.
+     */
+    private String unusable(Path file, DatasetManifest.ShardEntry entry) throws IOException {
+        BasicFileAttributes attributes;
         try {
-            if (Files.size(file) == entry.bytes()) {
-                return true;
-            }
+            attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
-            return false;
+            return MISSING;
         }
-        Files.deleteIfExists(file); // not ours: the next holder downloads it again
-        return false;
+        if (!attributes.isRegularFile()) {
+            return "is not a regular file";
+        }
+        if (attributes.size() != entry.bytes()) {
+            return "holds " + attributes.size() + " bytes, the manifest lists " + entry.bytes();
+        }
+        String now = installRecord(attributes);
+        String then;
+        try {
+            then = Files.readString(installed.resolve(key(entry)), StandardCharsets.US_ASCII);
+        } catch (NoSuchFileException e) {
+            return "has no install record (" + installed.resolve(key(entry)) + ")";
+        }
+        if (!now.equals(then)) {
+            return "changed since it was installed (size, mtime, file key: " + now.strip() + ", installed as "
+                + then.strip() + ")";
+        }
+        return frameProblem(file, entry.bytes());
+    }
+
+    /** The header's and footer's own checks (magic, CRC32C, reserved bytes; the footer's file length), or null. */
+    private static String frameProblem(Path file, long length) throws IOException {
+        if (length < ShardHeaderDescriptor.LENGTH + ShardFooterDescriptor.LENGTH) {
+            return "holds " + length + " bytes, too few for a header and a footer";
+        }
+        ByteBuffer header = ByteBuffer.allocate(ShardHeaderDescriptor.LENGTH);
+        ByteBuffer footer = ByteBuffer.allocate(ShardFooterDescriptor.LENGTH);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            readFully(channel, header, 0);
+            readFully(channel, footer, length - ShardFooterDescriptor.LENGTH);
+        }
+        Crc32c crc = new Crc32c();
+        try {
+            ShardHeaderDescriptor.checkHeader(new UnsafeBuffer(header.array()), 0, crc);
+            UnsafeBuffer footerBytes = new UnsafeBuffer(footer.array());
+            ShardFooterDescriptor.checkFooter(footerBytes, 0, crc);
+            long recorded = new ShardFooterFlyweight().wrap(footerBytes, 0).fileLength();
+            if (recorded != length) {
+                return "has a footer that records a file of " + recorded + " bytes, not " + length;
+            }
+        } catch (ShardFormatException e) {
+            return "fails its frame check: " + e.getMessage();
+        }
+        return null;
+    }
+
+    private static void readFully(FileChannel channel, ByteBuffer into, long at) throws IOException {
+        while (into.hasRemaining()) {
+            if (channel.read(into, at + into.position()) < 0) {
+                throw new IOException("end of file at " + (at + into.position()));
+            }
+        }
+    }
+
+    /** One line: size, mtime in ns, file key (device and inode on Linux). */
+    private static String installRecord(BasicFileAttributes attributes) {
+        return attributes.size() + " " + attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS) + " "
+            + attributes.fileKey() + "\n";
+    }
+
+    /**
+     * Records what the checked {@code part} is ({@link #installRecord}; the rename that installs it keeps all
+     * three), under the {@code .fetch} lock, through a temporary file renamed into place, before the part takes the
+     * shard's name: a shard file is never there without its record. (A full disk fails here, and the part goes.)
+     */
+    private void recordInstall(String key, Path part) throws IOException {
+        Path record = installed.resolve(key);
+        Path temporary = installed.resolve(key + "." + ProcessHandle.current().pid() + ".tmp");
+        try {
+            Files.writeString(temporary, installRecord(Files.readAttributes(part, BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS)), StandardCharsets.US_ASCII);
+            Files.move(temporary, record, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
     }
 
     private void deleteParts(String key) throws IOException {

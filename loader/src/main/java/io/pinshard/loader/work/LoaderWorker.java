@@ -10,6 +10,7 @@ import io.pinshard.loader.sample.EpochPlan;
 import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.MappedShard;
 import io.pinshard.reader.ReadGuard;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.TimeUnit;
@@ -232,6 +233,8 @@ public final class LoaderWorker implements Runnable {
         long seed = options.seed();
         for (int attempt = 0; ; attempt++) {
             lastRecord = record;
+            ShardFormatException failure;
+            MappedShard corruptShard = null;
             dataset.acquire();
             try {
                 dataset.pin(record, view); // a streamed dataset keeps the shard mapped until unpin
@@ -246,20 +249,28 @@ public final class LoaderWorker implements Runnable {
                     return;
                 } catch (ShardFormatException corrupt) {
                     throwIfSlotMemoryDamaged();
-                    if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
-                        throw corrupt;
-                    }
+                    failure = corrupt;
+                    corruptShard = view.shard();
                 } finally {
                     view.unpin();
                 }
             } catch (ShardFormatException unavailable) {
                 // A shard that cannot be fetched or mapped, or whose index fails its checks at its first use.
                 throwIfSlotMemoryDamaged();
-                if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
-                    throw unavailable;
-                }
+                failure = unavailable;
             } finally {
                 dataset.release();
+            }
+            if (corruptShard != null) {
+                // A streamed shard's cached copy is dropped and the record read again from a new one, once.
+                failure = dataset.refetchCorrupt(dataset.shardOf(record), corruptShard, failure);
+                if (failure == null) {
+                    attempt--;
+                    continue;
+                }
+            }
+            if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+                throw failure;
             }
             batch.addSkipped(); // counted in the statistics when the batch is handed out
             record = replacement(seed, epoch, record, attempt);
