@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.Json;
+import io.pinshard.format.Printable;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.serve.RingDirectory;
@@ -95,7 +96,7 @@ final class ServeCommand implements Callable<Integer> {
             StringBuilder line = new StringBuilder("pinshard serve: ").append(event.get("event"));
             event.forEach((key, value) -> {
                 if (!"event".equals(key)) {
-                    line.append(' ').append(key).append('=').append(value);
+                    line.append(' ').append(key).append('=').append(Printable.escape(String.valueOf(value)));
                 }
             });
             out.println(line);
