@@ -10,6 +10,7 @@ import io.pinshard.loader.LoaderBatchSource;
 import io.pinshard.cuda.PipelineOptions;
 import io.pinshard.cuda.PipelineStats;
 import io.pinshard.format.Json;
+import io.pinshard.format.Printable;
 import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.ring.Batch;
@@ -158,7 +159,7 @@ final class BenchCommand implements Callable<Integer> {
         result.forEach((key, value) -> {
             if (!NOT_IN_TABLE.contains(key)) {
                 out.printf(Locale.ROOT, "%-22s %s%n", key,
-                    value instanceof Double d ? String.format(Locale.ROOT, "%.1f", d) : value);
+                    value instanceof Double d ? String.format(Locale.ROOT, "%.1f", d) : Printable.escape(String.valueOf(value)));
             }
         });
         if (!(Boolean) result.get("heap_settled")

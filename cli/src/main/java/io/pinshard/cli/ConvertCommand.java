@@ -411,7 +411,7 @@ final class ConvertCommand implements Callable<Integer> {
                 out.printf("  ... and %d more (see %s)%n", s.rejections().size() - 20, DatasetManifest.FILE_NAME);
                 break;
             }
-            out.printf("  rejected %s: %s%n", rejected.path(), rejected.reason());
+            out.printf("  rejected %s: %s%n", Printable.escape(rejected.path()), Printable.escape(rejected.reason()));
         }
         out.println("wrote " + output);
         out.flush();

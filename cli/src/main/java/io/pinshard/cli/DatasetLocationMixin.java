@@ -40,14 +40,30 @@ final class DatasetLocationMixin {
 
     /** Opens {@code location}: a directory as always, {@code s3://} through the cache. */
     Dataset open(String location) {
+        cacheLimit(); // a bad --cache-limit is refused also where a local dataset has no use for it
         return S3Location.isRemote(location) ? Dataset.open(source(location)) : Dataset.open(Path.of(location));
+    }
+
+    /**
+     * The --cache-limit in bytes ({@code Long.MAX_VALUE} when not given).
+     *
+     * @throws IllegalArgumentException naming the option when it is not a size above zero
+     */
+    long cacheLimit() {
+        if (cache.cacheLimit == null) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            return SizeParser.parse(cache.cacheLimit);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--cache-limit " + e.getMessage(), e);
+        }
     }
 
     /** The cache-backed source of an {@code s3://} location. */
     S3ShardSource source(String location) {
         S3Location parsed = S3Location.parse(location);
         var settings = s3.settings();
-        long limit = cache.cacheLimit == null ? Long.MAX_VALUE : SizeParser.parse(cache.cacheLimit);
-        return S3DatasetProvider.source(parsed, settings, cache.cacheDir, limit);
+        return S3DatasetProvider.source(parsed, settings, cache.cacheDir, cacheLimit());
     }
 }

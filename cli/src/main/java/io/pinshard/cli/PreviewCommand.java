@@ -12,6 +12,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.getTextSize;
 import static org.bytedeco.opencv.global.opencv_imgproc.putText;
 import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
+import io.pinshard.format.Printable;
 import io.pinshard.memory.AddressPointer;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
@@ -125,12 +126,14 @@ final class PreviewCommand implements Callable<Integer> {
                 }
                 PrintWriter printer = spec.commandLine().getOut();
                 printer.printf(Locale.ROOT, "wrote %s: %d records of %d classes; row 1 stored images, rows 2-%d training"
-                    + " crops (epochs 0-%d), last row eval crops%n", out, shown,
+                    + " crops (epochs 0-%d), last row eval crops%n", Printable.escape(out.toString()), shown,
                     java.util.Arrays.stream(classNames).distinct().count(), 1 + epochs, epochs - 1);
                 for (int i = 0; i < shown; i++) {
                     RecordView view = dataset.record(records[i], new RecordView());
+                    // Class names, keys and field values come from the files: escaped, as every name is.
                     printer.printf(Locale.ROOT, "  column %d: record %d  class %s  key %s%s%n", i + 1, records[i],
-                        classNames[i], view.key(), field < 0 ? "" : "  " + captionField + " " + fieldText(dataset, view, field));
+                        Printable.escape(classNames[i]), Printable.escape(view.key()),
+                        field < 0 ? "" : "  " + captionField + " " + Printable.escape(fieldText(dataset, view, field)));
                 }
                 printer.flush();
             }
@@ -224,12 +227,12 @@ final class PreviewCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code text} in printable ASCII (what the Hershey font draws), cut to the tile's width: a key keeps its end
-     * (the file name), a class name its start.
+     * {@code text} in printable ASCII (what the Hershey font draws: controls escaped as on the terminal, other
+     * characters as {@code ?}), cut to the tile's width: a key keeps its end (the file name), a class name its start.
      */
     private String fitted(String text, boolean keepEnd) {
         StringBuilder ascii = new StringBuilder();
-        text.codePoints().forEach(c -> ascii.append(c >= 0x20 && c < 0x7f ? (char) c : '?'));
+        Printable.escape(text).codePoints().forEach(c -> ascii.append(c >= 0x20 && c < 0x7f ? (char) c : '?'));
         String whole = ascii.toString();
         for (int kept = whole.length(); kept > 0; kept--) {
             String shown = kept == whole.length() ? whole

@@ -1,6 +1,7 @@
 package io.pinshard.cli;
 
 import io.pinshard.format.Json;
+import io.pinshard.format.Printable;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.serve.RingDirectory;
@@ -41,13 +42,16 @@ final class ServeCommand implements Callable<Integer> {
     LoaderOptionsMixin loaderOptions;
 
     @Option(names = "--client-timeout", defaultValue = "30", paramLabel = "SECONDS", description = "A client whose "
-        + "heartbeat stops for this long is taken for dead and its slots reclaimed (default ${DEFAULT-VALUE}); a "
-        + "client whose process exits is noticed within 0.1 s.")
+        + "heartbeat stops for this long is taken for dead and its slots reclaimed (default ${DEFAULT-VALUE}, at "
+        + "least 1: ten of the client's 0.1-s heartbeats); a client whose process exits is noticed within 0.1 s.")
     double clientTimeout;
 
+    /** The shortest --client-timeout: ten client heartbeats (docs/RING.md), so a busy client is not taken for dead. */
+    static final double MIN_CLIENT_TIMEOUT_S = 1;
+
     @Option(names = "--owner-pid", paramLabel = "PID", description = "Stop, unlinking the ring, when this process "
-        + "exits (the Python launcher passes its own pid).")
-    long ownerPid;
+        + "exits (a running process; the Python launcher passes its own pid).")
+    Long ownerPid;
 
     @Option(names = "--once", description = "Stop after the first client detaches or dies.")
     boolean once;
@@ -61,9 +65,11 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
+        checkOptions();
         Path ringPath = RingDirectory.resolve(ring, ProcessHandle.current().pid());
         LoaderOptions options = loaderOptions.builder().build();
-        RingServer.Settings settings = new RingServer.Settings((long) (clientTimeout * 1e9), ownerPid, once);
+        RingServer.Settings settings = new RingServer.Settings((long) Math.min(clientTimeout * 1e9, Long.MAX_VALUE),
+            ownerPid == null ? 0 : ownerPid, once);
         try (Dataset dataset = location.open(directory)) {
             RingServer server = RingServer.start(dataset, options, ringPath, settings, event -> print(out, event));
             Thread hook = new Thread(server::close, "pinshard-serve-shutdown");
@@ -88,6 +94,27 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Refuses, naming the option, what would serve nobody or never stop, before the dataset or the ring is touched
+     * (exit 2, as for any other bad option): an owner that is no running process, a client timeout under
+     * {@link #MIN_CLIENT_TIMEOUT_S} (or not a number), a cache limit that is not a size. An empty --ring is
+     * {@link RingDirectory#resolve}'s to refuse.
+     */
+    private void checkOptions() {
+        if (!(clientTimeout >= MIN_CLIENT_TIMEOUT_S)) {
+            throw new IllegalArgumentException("--client-timeout " + clientTimeout + ": give the seconds a client may "
+                + "go without a heartbeat, at least " + MIN_CLIENT_TIMEOUT_S + " (the client beats every 0.1 s)");
+        }
+        if (ownerPid != null && ownerPid <= 0) {
+            throw new IllegalArgumentException("--owner-pid " + ownerPid + ": not a process id (1 or more)");
+        }
+        if (ownerPid != null && !ProcessHandle.of(ownerPid).map(ProcessHandle::isAlive).orElse(false)) {
+            throw new IllegalArgumentException("--owner-pid " + ownerPid + ": no running process has that id (the "
+                + "server stops when it exits, so it would stop at once)");
+        }
+        location.cacheLimit();
+    }
+
     private synchronized void print(PrintWriter out, Map<String, Object> event) {
         if (json) {
             out.println(new String(Json.compact(event), StandardCharsets.UTF_8));
@@ -95,7 +122,7 @@ final class ServeCommand implements Callable<Integer> {
             StringBuilder line = new StringBuilder("pinshard serve: ").append(event.get("event"));
             event.forEach((key, value) -> {
                 if (!"event".equals(key)) {
-                    line.append(' ').append(key).append('=').append(value);
+                    line.append(' ').append(key).append('=').append(Printable.escape(String.valueOf(value)));
                 }
             });
             out.println(line);

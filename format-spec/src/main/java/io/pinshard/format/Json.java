@@ -1,6 +1,10 @@
 package io.pinshard.format;
 
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,9 +20,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** The one JSON configuration of the project: deterministic output (sorted map keys), strict input. */
+/**
+ * The one JSON configuration of the project: deterministic output (sorted map keys), strict input, and output safe
+ * to print: every character {@link Printable#isUnsafe} names (controls, DEL, C1, bidi overrides) is written as
+ * <code>&#92;uNNNN</code>, so a manifest, shard metadata or a {@code --json} line holding a hostile name or field
+ * value parses to the same value but carries no escape sequence to a terminal.
+ */
 public final class Json {
-    public static final ObjectMapper MAPPER = JsonMapper.builder()
+    public static final ObjectMapper MAPPER = JsonMapper.builder(new JsonFactoryBuilder()
+            .characterEscapes(new PrintableEscapes()).build())
         .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
         .enable(SerializationFeature.INDENT_OUTPUT)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -39,6 +49,28 @@ public final class Json {
     private Json() {
     }
 
+    /** JSON's own escapes, plus <code>&#92;uNNNN</code> for DEL and every non-ASCII character that is unsafe to print. */
+    private static final class PrintableEscapes extends CharacterEscapes {
+        private static final long serialVersionUID = 1L;
+        private final int[] ascii;
+
+        PrintableEscapes() {
+            ascii = standardAsciiEscapesForJSON();
+            ascii[0x7F] = ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return ch <= Character.MAX_VALUE && Printable.isUnsafe((char) ch)
+                ? new SerializedString(String.format("\\" + "u%04X", ch)) : null;
+        }
+    }
+
     /** Pretty-printed UTF-8 JSON with a trailing newline, byte-for-byte stable for equal input. */
     public static byte[] pretty(Object value) {
         try {
@@ -51,7 +83,9 @@ public final class Json {
     /** One-line UTF-8 JSON, as stored in a shard's metadata section. */
     public static byte[] compact(Object value) {
         try {
-            return COMPACT.writeValueAsBytes(value);
+            // Through a String: Jackson's UTF-8 writer escapes every character beyond the BMP (emoji) as a pair of
+            // \\u escapes once PrintableEscapes is set; its character writer keeps them as text.
+            return COMPACT.writeValueAsString(value).getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
         }

@@ -3,8 +3,10 @@ package io.pinshard.format;
 /**
  * Makes untrusted text safe to print on a terminal. Names from a manifest (shard files, classes),
  * record keys and paths may hold escape sequences that recolour the terminal, rewrite its title or
- * hide text; every name that {@code inspect}, {@code verify}, {@code dump} and error messages print
- * passes through {@link #escape} first.
+ * hide text; every name, key and record field value that a command prints (inspect, verify, dump, preview,
+ * convert's rejections, error messages) passes through {@link #escape} first, and JSON the project writes escapes
+ * the same characters as <code>&#92;uNNNN</code> ({@link Json}), so a manifest or {@code --json} line is safe to
+ * print too.
  */
 public final class Printable {
     private Printable() {
@@ -57,6 +59,19 @@ public final class Printable {
                 && Character.isLowSurrogate(text.charAt(i + 1));
             boolean secondHalf = Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
             return !paired && !secondHalf; // a valid pair is printable text (emoji, CJK extensions)
+        }
+        return isUnsafe(c);
+    }
+
+    /**
+     * Whether a terminal may act on {@code c} instead of showing it: a control character (C0, DEL, C1: the ESC of
+     * every escape sequence, the 8-bit CSI U+009B), a format character (bidi overrides and isolates
+     * U+202A-U+202E, U+2066-U+2069, zero-width marks) or a line or paragraph separator. Surrogates are not judged
+     * here (a pair is text, {@link #escape} escapes an unpaired one).
+     */
+    public static boolean isUnsafe(char c) {
+        if (c >= 0x20 && c < 0x7F) {
+            return false;
         }
         int type = Character.getType(c);
         return Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR

@@ -79,6 +79,16 @@ class ManifestAndNamesTest {
         assertEquals(null, Printable.escape(null));
     }
 
+    /** JSON the project writes (manifests, metadata, --json lines) carries no character a terminal acts on. */
+    @Test
+    void jsonEscapesWhatATerminalWouldActOnAndParsesBackToTheSameText() throws java.io.IOException {
+        String hostile = "t\u001b]0;x\u0007 \u009b2J \u007f \u202eab\u2066 caf\u00e9 \u732b \ud83d\udc08";
+        String json = new String(Json.compact(java.util.Map.of("name", hostile)), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals("{\"name\":\"t\\u001B]0;x\\u0007 \\u009B2J \\u007F \\u202Eab\\u2066 caf\u00e9 \u732b \ud83d\udc08\"}",
+            json, "controls, DEL, C1 and bidi controls escaped; letters, CJK and emoji as they are");
+        assertEquals(hostile, Json.parseObject(json.getBytes(java.nio.charset.StandardCharsets.UTF_8)).get("name"));
+    }
+
     @Test
     void headerShardNumbersAreExpectedPerPartPrefix() {
         List<DatasetManifest.ShardEntry> shards = List.of(entry("shard-00000.pinshard"), entry("shard-00001.pinshard"),

@@ -22,6 +22,8 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.RecordReader;
@@ -43,6 +45,18 @@ import org.apache.parquet.schema.Type;
 public final class ParquetLister {
     public static final String DEFAULT_IMAGE_COLUMN = "image";
     public static final String LABEL_COLUMN = "label";
+    /**
+     * The most footer metadata (schema, row groups, key-value metadata) a file may claim: 64 MiB. parquet-java reads
+     * and parses the whole claim before it can judge it, so a file whose last 8 bytes claim a gigabyte costs a
+     * gigabyte of heap and minutes; this limit is checked first, from those 8 bytes. A Hugging Face file's footer
+     * is a few kilobytes (a few hundred row groups of a few columns); Apache Arrow's reader caps the same Thrift
+     * structure at 100 MB by default.
+     */
+    public static final long MAX_FOOTER_BYTES = 64L << 20;
+    /** A Parquet file's first and last 4 bytes (a footer encrypted in the "PARE" mode is not read). */
+    private static final int MAGIC = 0x31524150; // "PAR1" little-endian
+    /** The tail: the footer's length (int32 little-endian), then the magic. */
+    private static final int TAIL_BYTES = 8;
 
     private ParquetLister() {
     }
@@ -114,7 +128,9 @@ public final class ParquetLister {
         ParquetReadOptions options = ParquetReadOptions.builder(new PlainParquetConfiguration())
             .withCodecFactory(new ParquetCodecs()).build();
         String name = file.getFileName().toString();
+        long footerStart = checkFooter(file);
         try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), options)) {
+            checkColumnChunks(file, reader, footerStart);
             MessageType schema = reader.getFooter().getFileMetaData().getSchema();
             if (!schema.containsField(imageColumn)) {
                 throw new Unusable(name + " has no column \"" + imageColumn + "\" (--image-column names it); columns: "
@@ -141,6 +157,60 @@ public final class ParquetLister {
             throw e;
         } catch (IOException | RuntimeException e) { // parquet-java's corrupt-file errors name no file
             throw new IOException(name + " cannot be read as Parquet: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks what a file's last 8 bytes claim before parquet-java acts on it: the magic, and a footer length that
+     * fits between the leading magic and the tail and is at most {@link #MAX_FOOTER_BYTES}. Reads those 8 bytes
+     * only; returns where the footer starts.
+     *
+     * @throws Unusable naming the file and what it claims
+     */
+    static long checkFooter(Path file) throws IOException {
+        ByteBuffer tail = ByteBuffer.allocate(TAIL_BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long size;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            size = channel.size();
+            if (size < 4 + TAIL_BYTES) {
+                throw new Unusable(file + " is not Parquet: " + size + " bytes, fewer than the 12 of an empty file");
+            }
+            while (tail.hasRemaining()) {
+                if (channel.read(tail, size - TAIL_BYTES + tail.position()) < 0) {
+                    throw new Unusable(file + " ended while its last 8 bytes were read (is it being written?)");
+                }
+            }
+        }
+        long footer = Integer.toUnsignedLong(tail.getInt(0));
+        if (tail.getInt(4) != MAGIC) {
+            throw new Unusable(file + " is not Parquet: it does not end in PAR1 (an encrypted footer is not read)");
+        }
+        long room = size - 4 - TAIL_BYTES;
+        if (footer > room) {
+            throw new Unusable(file + " is broken: its footer claims " + footer + " bytes of metadata, but the file holds "
+                + room + " bytes besides its magic and length (truncated, or not written to its end)");
+        }
+        if (footer > MAX_FOOTER_BYTES) {
+            throw new Unusable(file + " claims " + footer + " bytes of footer metadata, more than the "
+                + (MAX_FOOTER_BYTES >> 20) + " MiB this reader accepts (a Hugging Face file's footer is a few kB):"
+                + " refused before reading it; rewrite the file with fewer row groups if the claim is real");
+        }
+        return size - TAIL_BYTES - footer;
+    }
+
+    /** Refuses a footer whose column chunks lie outside the data between the leading magic and the footer. */
+    private static void checkColumnChunks(Path file, ParquetFileReader reader, long footerStart) throws Unusable {
+        List<BlockMetaData> groups = reader.getRowGroups();
+        for (int g = 0; g < groups.size(); g++) {
+            for (ColumnChunkMetaData chunk : groups.get(g).getColumns()) {
+                long start = chunk.getStartingPos();
+                long length = chunk.getTotalSize();
+                if (start < 4 || length < 0 || length > footerStart - start) {
+                    throw new Unusable(file + " is broken: row group " + g + " column " + chunk.getPath().toDotString()
+                        + " claims bytes [" + start + ", " + start + " + " + length + ") outside the file's data [4, "
+                        + footerStart + ")");
+                }
+            }
         }
     }
 

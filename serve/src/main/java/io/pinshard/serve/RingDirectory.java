@@ -85,11 +85,15 @@ public final class RingDirectory {
 
     /**
      * The ring path for {@code --ring VALUE}: null is the default ({@code pinshard-PID.ring}), a bare name lies in
-     * the checked ring directory, anything with a {@code /} is taken as given (absolute).
+     * the checked ring directory, anything with a {@code /} is taken as given (absolute); an empty value is refused.
      */
     public static Path resolve(String ring, long pid) {
-        if (ring == null || ring.isEmpty()) {
+        if (ring == null) {
             return ensure(current()).resolve("pinshard-" + pid + ".ring");
+        }
+        if (ring.isEmpty()) {
+            throw new IllegalArgumentException("--ring is empty: give a NAME (in the ring directory) or a PATH, or leave"
+                + " --ring out for pinshard-" + pid + ".ring");
         }
         if (ring.indexOf('/') < 0) {
             if (ring.equals(".") || ring.equals("..")) {

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * touched), and exits. It ignores SIGINT, SIGTERM and SIGHUP, so a Ctrl-C or a signal to the process group leaves it
  * to do its job; its output goes nowhere, so it holds no pipe of the caller's open.
  *
- * <p>A clean stop unlinks the ring itself ({@link RingFile#close}) before it closes the pipe: the child then finds
- * nothing to remove. When the child cannot start (no {@code /bin/sh}), a warning says so and the sweep at the next
+ * <p>A clean stop unlinks the ring itself ({@link RingFile#close}), then says "done" down the pipe and closes it: the
+ * child exits without looking again (a new server's file at the same path may by then have the old inode number). When the child cannot start (no {@code /bin/sh}), a warning says so and the sweep at the next
  * start ({@link StaleRings}) is the only cleanup of a killed server's ring. docs/RING.md, "Liveness and cleanup".
  */
 final class RingReaper implements AutoCloseable {
@@ -30,7 +30,9 @@ final class RingReaper implements AutoCloseable {
         // The file's identity comes down the pipe once the file exists; an end of file before it means this JVM died
         // between creating the temporary name (its pid is in it: no one else's) and saying what it is.
         "if ! read -r file; then rm -f -- \"$temp\"; exit 0; fi",
-        "while read -r _; do :; done", // returns at end of file: this JVM's end
+        // Returns at end of file (this JVM's end), or exits at "done": a clean stop removed the ring itself, and a
+        // later check could take a new server's file for this one (a freed inode is soon reused at the same path).
+        "while read -r line; do [ \"$line\" = done ] && exit 0; done",
         "for name in \"$@\"; do",
         "  [ \"$(stat -c %d:%i -- \"$name\" 2>/dev/null)\" = \"$file\" ] && rm -f -- \"$name\"",
         "done",
@@ -87,15 +89,20 @@ final class RingReaper implements AutoCloseable {
         return process.pid();
     }
 
-    /** Closes the pipe: the reaper removes what is left of the ring (nothing, after a clean stop) and exits. */
+    /**
+     * Called by a live JVM once the ring's names are removed (or were never made): tells the reaper it is done and
+     * closes the pipe, so it exits without looking at the names again. Before, it looked after the stop: a server
+     * started at the same path in between (the next round of a loop, a restart) could get the freed inode number, and
+     * the reaper removed that server's ring as if it were its own (seen in OpenCloseLeakTest's 7th round).
+     */
     @Override
     public void close() {
         try {
             if (!watching) {
-                // Closed by a live JVM before any file was watched (the create failed): an identity that matches
-                // nothing, so the end of file below removes no name.
+                // Closed before any file was watched (the create failed): an identity that matches nothing.
                 process.getOutputStream().write("none\n".getBytes(StandardCharsets.US_ASCII));
             }
+            process.getOutputStream().write("done\n".getBytes(StandardCharsets.US_ASCII));
             process.getOutputStream().close();
         } catch (IOException ignored) {
             // the reaper is gone already: nothing was left for it to do

@@ -86,6 +86,15 @@ public final class RingServer implements AutoCloseable {
      * @param once               stop after the first client detaches or dies
      */
     public record Settings(long clientTimeoutNanos, long ownerPid, boolean once) {
+        public Settings {
+            if (clientTimeoutNanos <= 0) {
+                throw new IllegalArgumentException("the client timeout must be above zero: " + clientTimeoutNanos + " ns");
+            }
+            if (ownerPid < 0) {
+                throw new IllegalArgumentException("the owner pid must be a process id, or 0 for none: " + ownerPid);
+            }
+        }
+
         public static Settings defaults() {
             return new Settings(TimeUnit.SECONDS.toNanos(30), 0, false);
         }

@@ -44,6 +44,8 @@ class RingDirectoryTest {
         assertEquals(RingDirectory.current().resolve("train.ring"), bare);
         assertEquals(Path.of("/some/where/x.ring"), RingDirectory.resolve("/some/where/x.ring", 1));
         assertEquals("pinshard-42.ring", RingDirectory.resolve(null, 42).getFileName().toString());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+            () -> RingDirectory.resolve("", 42)).getMessage().startsWith("--ring is empty"), "not the default ring");
     }
 
     @Test
