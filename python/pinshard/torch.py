@@ -15,11 +15,13 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 import torch
 import torch.utils.data
 
+from . import _jitter
 from .client import RingError
 from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
 
+_CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 _FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 _Triple = Union[float, Sequence[float]]
 
@@ -125,8 +127,12 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                  ratio: Optional[Sequence[float]] = None, flip: Optional[float] = None, rank: Optional[int] = None,
                  world_size: Optional[int] = None, copy: bool = True, ready_timeout: float = 600.0,
                  server_options: Optional[Dict[str, Any]] = None, fields: Optional[Sequence[str]] = None,
-                 boxes: Optional[str] = None, field_bytes: Optional[int] = None):
+                 boxes: Optional[str] = None, field_bytes: Optional[int] = None,
+                 jitter: Optional[Dict[str, Any]] = None, grayscale: Optional[float] = None):
         super().__init__()
+        self._jitter = _jitter.parse(jitter, grayscale)  # ValueError naming the parameter, before anything starts
+        if self._jitter is not None and dtype not in _FLOAT_DTYPES:
+            raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
         if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
@@ -272,6 +278,14 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._running = self._batches(batches)
         return self._running
 
+    def _convert(self, images: torch.Tensor, batch: Any, scale: torch.Tensor, shift: torch.Tensor,
+                 chunk: int) -> torch.Tensor:
+        """to_training, with this dataset's jitter drawn from (seed, the batch's epoch, its records) when set."""
+        if self._jitter is None:
+            return to_training(images, self.dtype, self.layout, scale, shift)
+        factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
+        return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
+
     def _batches(self, batches) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
         cuda = self.device.type == "cuda"
         scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
@@ -287,12 +301,12 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     labels = batch.labels.to(self.device, non_blocking=True).long()
                     event = torch.cuda.Event()
                     event.record()
-                    images = to_training(source, self.dtype, self.layout, scale, shift)
+                    images = self._convert(source, batch, scale, shift, chunk=source.shape[0])
                     if pending is not None:
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
                 else:
-                    images = to_training(batch.images, self.dtype, self.layout, scale, shift)
+                    images = self._convert(batch.images, batch, scale, shift, chunk=_CPU_JITTER_CHUNK)
                     labels = batch.labels.long()
                     batch_to_release = batch
                 fields = None
