@@ -10,12 +10,13 @@
 """
 
 import os
+import time
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 import torch
 import torch.utils.data
 
-from . import _jitter
+from . import _jitter, _steplog
 from .client import RingError
 from .server import Server, dataset_location
 
@@ -128,11 +129,16 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                  world_size: Optional[int] = None, copy: bool = True, ready_timeout: float = 600.0,
                  server_options: Optional[Dict[str, Any]] = None, fields: Optional[Sequence[str]] = None,
                  boxes: Optional[str] = None, field_bytes: Optional[int] = None,
-                 jitter: Optional[Dict[str, Any]] = None, grayscale: Optional[float] = None):
+                 jitter: Optional[Dict[str, Any]] = None, grayscale: Optional[float] = None,
+                 step_log: Optional[str] = None, job: Optional[str] = None, data_wait_threshold: float = 0.10,
+                 data_wait_window: int = 50):
         super().__init__()
         self._jitter = _jitter.parse(jitter, grayscale)  # ValueError naming the parameter, before anything starts
         if self._jitter is not None and dtype not in _FLOAT_DTYPES:
             raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
+        self._step_log = None if step_log is None else os.fspath(step_log)
+        self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
+                                       data_wait_window)
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
         if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
@@ -201,7 +207,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 self._world_size if self._world_size is not None else world)
 
     def close(self) -> None:
-        """Stops the server (the next iteration starts another)."""
+        """Stops the server (the next iteration starts another) and flushes the step log."""
+        guard = getattr(self, "_guard", None)
+        if guard is not None:
+            guard.close()
         server, self._server = self._server, None
         running, self._running = getattr(self, "_running", None), None
         if running is not None:
@@ -290,7 +299,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         cuda = self.device.type == "cuda"
         scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
         pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
+        guard = self._guard
+        guard.open(self._step_log, self.rank)
         try:
+            resumed = time.perf_counter()
             for batch in batches:
                 if not self.copy:
                     images, labels = batch.images, batch.labels.long()
@@ -319,13 +331,17 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 if batch_to_release is not None:
                     batch_to_release.release()
                 self._consumed += 1
+                arrived = time.perf_counter()
+                guard.arrived(arrived - resumed, arrived, batch.epoch, labels.shape[0])
                 yield (images, labels) if fields is None else (images, labels, fields)
+                resumed = time.perf_counter()
             self._epoch, self._consumed = self._epoch + 1, 0
         except RingError:
             self._running = None  # this generator: it is running, close() must not close it
             self.close()  # a failed server: the next iteration starts a fresh one
             raise
         finally:
+            guard.flush()
             if pending is not None:
                 if pending[1] is not None:
                     pending[1].synchronize()
