@@ -4,13 +4,14 @@ took; a JSON-lines step log; a `logging` warning when data-wait passes a share o
 One line per step (the schema io.pinshard.datawait.StepLogWriter writes too, so `pinshard report` reads both):
 
     {"step": 12, "epoch": 0, "time": 1764820000.123, "data_wait_s": 0.000412, "step_s": 0.051230,
-     "data_wait_fraction": 0.0080, "gpu_util": 97, "images": 256, "rank": 0, "job": "train-20261204T031500",
-     "dataset": "/data/train"}
+     "data_wait_fraction": 0.0080, "gpu_util": 97, "images": 256, "warmup": false, "rank": 0,
+     "job": "train-20261204T031500", "dataset": "/data/train"}
 
 `step` counts the batches this dataset object delivered (1 is the second: the first has no step before it);
 `data_wait_s` is the time the loop spent in `__next__` for it; `step_s` runs from the previous batch's arrival to
 this one's; `time` is Unix seconds at its arrival; `gpu_util` is NVML's busy percent of the batch's GPU (through
-`torch.cuda.utilization`, else pynvml), sampled at most once a second, null without a GPU (said once, at INFO).
+`torch.cuda.utilization`, else pynvml), sampled at most once a second, null without a GPU (said once, at INFO);
+`warmup` marks the first window's steps, which the warning does not judge and `pinshard report` leaves out.
 """
 
 import json
@@ -125,10 +126,11 @@ class StepLog:
             return  # the first batch has no step before it
         self._step += 1
         step_s = max(now - previous, wait_s)
+        warmup = self._step <= self.window  # the server's JIT, its first batches: logged, marked, not judged
         if self.path is not None:
-            self._write(epoch, wait_s, step_s, images, now)
-        if self._step <= self.window:
-            return  # the first window is warm-up (the server's JIT, its first batches): logged, not judged
+            self._write(epoch, wait_s, step_s, images, now, warmup)
+        if warmup:
+            return
         self._window_wait += wait_s
         self._window_step += step_s
         self._window_images += images
@@ -149,16 +151,16 @@ class StepLog:
                 self._gpu_value = "null"
         return self._gpu_value
 
-    def _write(self, epoch: int, wait_s: float, step_s: float, images: int, now: float) -> None:
+    def _write(self, epoch: int, wait_s: float, step_s: float, images: int, now: float, warmup: bool) -> None:
         if self._file is None:
             directory = os.path.dirname(self.path)
             if directory:
                 os.makedirs(directory, exist_ok=True)
             self._file = open(self.path, "a", encoding="utf-8", buffering=1 << 16)
         self._file.write('{"step": %d, "epoch": %d, "time": %.3f, "data_wait_s": %.6f, "step_s": %.6f, '
-                         '"data_wait_fraction": %.4f, "gpu_util": %s, "images": %d%s'
+                         '"data_wait_fraction": %.4f, "gpu_util": %s, "images": %d, "warmup": %s%s'
                          % (self._step, epoch, time.time(), wait_s, step_s, wait_s / step_s if step_s > 0 else 0.0,
-                            self._gpu_util(now), images, self._suffix))
+                            self._gpu_util(now), images, "true" if warmup else "false", self._suffix))
         if now - self._flushed >= _FLUSH_EVERY_S:
             self._flushed = now
             self._file.flush()

@@ -26,7 +26,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code pinshard report LOG...}: the fleet review of step logs (the JSON lines {@code PinshardDataset(step_log=)}
  * and the Java loader's {@code PINSHARD_STEP_LOG} write): one row per job, sorted by the GPU hours it lost waiting
- * for data, with a verdict and the next command for a loader-bound job.
+ * for data, with a verdict and the next command for a loader-bound job. Steps marked {@code "warmup": true} (the
+ * guard's first window: JIT, first batches) are counted apart and left out of the times.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
     description = {"Review step logs (PinshardDataset(step_log=...) or PINSHARD_STEP_LOG, Python or Java) of any "
@@ -62,6 +63,7 @@ final class ReportCommand implements Callable<Integer> {
         final Map<Integer, Double> stepSecondsByRank = new LinkedHashMap<>();
         String dataset;
         long steps;
+        long warmupSteps;
         long images;
         double stepSeconds;
         double waitSeconds;
@@ -199,12 +201,18 @@ final class ReportCommand implements Callable<Integer> {
         }
         Object images = step.get("images");
         Object gpu = step.get("gpu_util");
-        if (images != null && !(images instanceof Integer n && n >= 0)
+        Object warmup = step.get("warmup");
+        if (warmup != null && !(warmup instanceof Boolean)
+            || images != null && !(images instanceof Integer n && n >= 0)
             || gpu != null && !(gpu instanceof Number g && g.doubleValue() >= 0 && g.doubleValue() <= 100)) {
             return false;
         }
         Job entry = jobs.computeIfAbsent(job, Job::new);
         entry.ranks.add(rank);
+        if (Boolean.TRUE.equals(step.get("warmup"))) {
+            entry.warmupSteps++; // the guard's warm-up (JIT, first batches): counted, left out of the sums
+            return true;
+        }
         entry.steps++;
         entry.stepSeconds += stepSeconds;
         entry.waitSeconds += waitSeconds;
@@ -240,6 +248,7 @@ final class ReportCommand implements Callable<Integer> {
             row.put("dataset", job.dataset);
             row.put("ranks", job.ranks.size());
             row.put("steps", job.steps);
+            row.put("warmup_steps", job.warmupSteps);
             row.put("images", job.images);
             row.put("wall_hours", job.wallHours());
             row.put("gpu_hours", job.gpuHours());
@@ -271,7 +280,8 @@ final class ReportCommand implements Callable<Integer> {
                 duration(job.lostHours()), loaderBound(job) ? "loader-bound: " + sweepCommand(job)
                     : "compute-bound: nothing to do");
         }
-        out.println(review.lines() + " lines read" + skippedText(review.skipped()));
+        long warmup = review.jobs().stream().mapToLong(j -> j.warmupSteps).sum();
+        out.println(review.lines() + " lines read, " + warmup + " warm-up steps left out" + skippedText(review.skipped()));
     }
 
     private static String skippedText(Map<Path, Long> skipped) {

@@ -106,7 +106,8 @@ public final class DataWaitMonitor {
         steps = counted;
         StepLogWriter log = stepLog;
         if (log != null) {
-            log.write(counted, epoch, System.currentTimeMillis(), waitNanos, step, gpuPercent(nowNanos), images);
+            log.write(counted, epoch, System.currentTimeMillis(), waitNanos, step, gpuPercent(nowNanos), images,
+                counted <= warmupSteps);
         }
         if (counted <= warmupSteps) {
             return;

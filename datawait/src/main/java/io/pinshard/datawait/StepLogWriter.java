@@ -17,10 +17,11 @@ import java.util.Locale;
  * writes too, so {@code pinshard report} reads both:
  * <pre>
  * {"step": 12, "epoch": 0, "time": 1764820000.123, "data_wait_s": 0.000412, "step_s": 0.051230,
- *  "data_wait_fraction": 0.0080, "gpu_util": 97, "images": 256, "rank": 0, "job": "Train-20261204T031500",
- *  "dataset": "/data/train"}
+ *  "data_wait_fraction": 0.0080, "gpu_util": 97, "images": 256, "warmup": false, "rank": 0,
+ *  "job": "Train-20261204T031500", "dataset": "/data/train"}
  * </pre>
- * {@code gpu_util} is null when unknown. Formats each line into one preallocated direct buffer and writes it with
+ * {@code gpu_util} is null when unknown; {@code warmup} marks the steps the monitor's warning does not judge (its
+ * warm-up), which {@code pinshard report} leaves out. Formats each line into one preallocated direct buffer and writes it with
  * one {@link FileChannel#write} (appending; a reader sees whole lines or a torn last line, which the report skips):
  * no heap allocation per step. Single writer thread.
  */
@@ -38,6 +39,9 @@ public final class StepLogWriter implements AutoCloseable {
     private static final byte[] GPU = bytes(", \"gpu_util\": ");
     private static final byte[] NULL = bytes("null");
     private static final byte[] IMAGES = bytes(", \"images\": ");
+    private static final byte[] WARMUP = bytes(", \"warmup\": ");
+    private static final byte[] TRUE = bytes("true");
+    private static final byte[] FALSE = bytes("false");
 
     private final Path path;
     private final FileChannel channel;
@@ -103,9 +107,10 @@ public final class StepLogWriter implements AutoCloseable {
      * Appends one step.
      *
      * @param gpuPercent NVML busy percent, or -1 for null
+     * @param warmup     a warm-up step (not judged)
      */
     public void write(long step, int epoch, long epochMillis, long waitNanos, long stepNanos, int gpuPercent,
-                      int images) {
+                      int images, boolean warmup) {
         ByteBuffer out = line;
         out.clear();
         out.put(STEP);
@@ -128,6 +133,8 @@ public final class StepLogWriter implements AutoCloseable {
         }
         out.put(IMAGES);
         putLong(images);
+        out.put(WARMUP);
+        out.put(warmup ? TRUE : FALSE);
         out.put(suffix);
         out.flip();
         try {
