@@ -117,6 +117,14 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     given, the ring is registered with CUDA (pin_memory) and conversion runs on the GPU after a non-blocking copy
     (not tested: no GPU on the machine this was written on).
 
+    Colour jitter: `jitter={"brightness": b, "contrast": c, "saturation": s, "hue": h}` and `grayscale=p`, torchvision's
+    ColorJitter and RandomGrayscale with a draw per sample from (seed, epoch, record), Java's rule (see _jitter.py),
+    between the conversion and the normalisation (on the GPU with device="cuda").
+
+    The data-wait guard, always on: a `logging` warning ("data-wait", and the sweep to run) when the loop waits more
+    than `data_wait_threshold` of step time over `data_wait_window` steps; with `step_log=` (or PINSHARD_STEP_LOG) a
+    JSON line per step for `pinshard report` under the name `job` (see _steplog.py).
+
     Several datasets mixed with weights: `MixedDataset` below (per batch; each source runs its own server).
     """
 

@@ -37,7 +37,8 @@ class GuardOnARealLoop(unittest.TestCase):
         pretend compute. One epoch: the server starts an epoch when the loop asks for it, a wait that a 50-batch
         epoch does not amortise (a real one does)."""
         log = os.path.join(folder, job + ".jsonl")
-        with PinshardDataset(DATASET, batch_size=1, crop=8, workers=1, step_log=log, job=job, data_wait_window=16,
+        with PinshardDataset(DATASET, batch_size=1, crop=8, workers=1, prefetch=16, step_log=log, job=job,
+                             data_wait_window=16,
                              jitter={"brightness": 0.4, "hue": 0.1}, grayscale=0.2) as ds:
             with self.assertLogs("pinshard.torch", logging.INFO) as logs:
                 batches = 0
