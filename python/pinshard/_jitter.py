@@ -97,7 +97,7 @@ def parse(jitter: Optional[Mapping[str, Any]], grayscale: Optional[float]) -> Op
     return Jitter(ranges[0], ranges[1], ranges[2], ranges[3], p)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
+def _mix(z: Any) -> Any:
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))

@@ -152,18 +152,20 @@ class StepLog:
         return self._gpu_value
 
     def _write(self, epoch: int, wait_s: float, step_s: float, images: int, now: float, warmup: bool) -> None:
-        if self._file is None:
-            directory = os.path.dirname(self.path)
+        log = self._file
+        if log is None:
+            path = str(self.path)
+            directory = os.path.dirname(path)
             if directory:
                 os.makedirs(directory, exist_ok=True)
-            self._file = open(self.path, "a", encoding="utf-8", buffering=1 << 16)
-        self._file.write('{"step": %d, "epoch": %d, "time": %.3f, "data_wait_s": %.6f, "step_s": %.6f, '
+            log = self._file = open(path, "a", encoding="utf-8", buffering=1 << 16)
+        log.write('{"step": %d, "epoch": %d, "time": %.3f, "data_wait_s": %.6f, "step_s": %.6f, '
                          '"data_wait_fraction": %.4f, "gpu_util": %s, "images": %d, "warmup": %s%s'
                          % (self._step, epoch, time.time(), wait_s, step_s, wait_s / step_s if step_s > 0 else 0.0,
                             self._gpu_util(now), images, "true" if warmup else "false", self._suffix))
         if now - self._flushed >= _FLUSH_EVERY_S:
             self._flushed = now
-            self._file.flush()
+            log.flush()
 
     def _end_window(self) -> None:
         wait, step, count, images = self._window_wait, self._window_step, self._window_count, self._window_images
