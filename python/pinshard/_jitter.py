@@ -147,36 +147,19 @@ def _grey(x: torch.Tensor) -> torch.Tensor:
 
 
 def _hue(x: torch.Tensor, shift: torch.Tensor) -> None:
-    """adjust_hue in place on NCHW x in [0, 1]: to HSV, h = (h + shift) mod 1, back to RGB (torchvision's
-    formulas, without its [6, ...] stacks)."""
+    """adjust_hue in place on NCHW x in [0, 1]: to HSV, h = (h + shift) mod 1, back to RGB; torchvision's result to
+    float rounding, in fewer passes: hue from the max channel's difference, and HSV to RGB by the closed form
+    c = v - v s clamp(min(k, 4 - k), 0, 1) with v s = chroma, k = (n + 6 h) mod 6, n = 5, 3, 1 for R, G, B (no sector selects)."""
     r, g, b = x[:, 0], x[:, 1], x[:, 2]
     maxc = torch.max(torch.max(r, g), b)
-    minc = torch.min(torch.min(r, g), b)
-    chroma = maxc - minc
-    flat = maxc == minc
-    ones = torch.ones_like(maxc)
-    sat = chroma / torch.where(flat, ones, maxc)
-    divisor = torch.where(flat, ones, chroma)
-    rc, gc, bc = (maxc - r) / divisor, (maxc - g) / divisor, (maxc - b) / divisor
-    is_r = maxc == r
-    is_g = (maxc == g) & ~is_r
-    h = torch.where(is_r, bc - gc, torch.where(is_g, 2.0 + rc - bc, 4.0 + gc - rc))
-    h = torch.fmod(h / 6.0 + 1.0, 1.0)
-    h = torch.remainder(h + shift.view(-1, 1, 1), 1.0)
-    v = maxc
-    h6 = h * 6.0
-    i = torch.floor(h6)
-    f = h6 - i
-    sector = i.to(torch.int64) % 6
-    p = (v * (1.0 - sat)).clamp_(0.0, 1.0)
-    q = (v * (1.0 - sat * f)).clamp_(0.0, 1.0)
-    t = (v * (1.0 - sat * (1.0 - f))).clamp_(0.0, 1.0)
-    choices = ((v, q, p, p, t, v), (t, v, v, q, p, p), (p, p, t, v, v, q))
-    for channel, values in enumerate(choices):
-        out = values[5].clone()
-        for s in range(4, -1, -1):
-            out = torch.where(sector == s, values[s], out)
-        x[:, channel].copy_(out)
+    chroma = maxc - torch.min(torch.min(r, g), b)
+    inv = 1.0 / torch.where(chroma == 0, torch.ones_like(chroma), chroma)
+    h = torch.where(maxc == r, (g - b) * inv, torch.where(maxc == g, (b - r) * inv + 2.0, (r - g) * inv + 4.0))
+    h6 = torch.remainder(h.div_(6.0).add_(shift.view(-1, 1, 1)), 1.0).mul_(6.0)
+    for channel, n in enumerate((5.0, 3.0, 1.0)):
+        k = torch.remainder(h6 + n, 6.0)
+        t = torch.min(k, 4.0 - k).clamp_(0.0, 1.0)
+        torch.sub(maxc, t.mul_(chroma), out=x[:, channel])  # v s = chroma
 
 
 def apply(x: torch.Tensor, f: Factors, start: int, stop: int, pixels: bool = False) -> None:
