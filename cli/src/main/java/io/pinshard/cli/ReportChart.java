@@ -1,11 +1,9 @@
 package io.pinshard.cli;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 
@@ -35,13 +33,6 @@ final class ReportChart {
         }
         chart.addSeries("waiting for data (lost)", names, waiting);
         chart.addSeries("computing", names, computing);
-        Path absolute = file.toAbsolutePath();
-        if (absolute.getParent() != null) {
-            Files.createDirectories(absolute.getParent());
-        }
-        String name = absolute.toString();
-        BitmapEncoder.saveBitmap(chart, name.endsWith(".png") ? name.substring(0, name.length() - 4) : name,
-            BitmapEncoder.BitmapFormat.PNG);
-        return name.endsWith(".png") ? absolute : Path.of(name + ".png");
+        return PngChart.save(chart, file);
     }
 }
