@@ -174,8 +174,9 @@ def apply(x: torch.Tensor, f: Factors, start: int, stop: int, pixels: bool = Fal
         x.mul_(1.0 / 255.0)
     if f.contrast is not None:
         c = view(f.contrast)
-        weights = torch.tensor(GREY_WEIGHTS, dtype=x.dtype, device=x.device).view(1, 3)
-        mean = (x.mean(dim=(2, 3)) * weights).sum(dim=1).view(-1, 1, 1, 1)
+        means = x.mean(dim=(2, 3))  # the grey image's mean, from the channels' (no weights tensor to copy over)
+        mean = (means[:, 0] * GREY_WEIGHTS[0] + means[:, 1] * GREY_WEIGHTS[1] + means[:, 2] * GREY_WEIGHTS[2])
+        mean = mean.view(-1, 1, 1, 1)
         x.mul_(c).add_((1.0 - c) * mean).clamp_(0.0, 1.0)
     if f.saturation is not None:
         s = view(f.saturation)
