@@ -2,8 +2,11 @@
 # GPU check for cuda-bridge, for a machine with one NVIDIA GPU, the driver and a CUDA 13 runtime, but no JDK and no
 # network. Everything comes from cuda-bridge/gpu-bundle/, made beforehand by prepare-gpu-bundle.sh on a build
 # machine. Steps: probe CUDA (stops with the reason when unusable), run the tests (CUDA classes included) with the
-# JUnit console launcher, print the measurements table (GpuCheck, then DevicePipelineCheck from the test jar). Well
-# under 8 minutes on an H100/H200.
+# JUnit console launcher, print the measurements table (GpuCheck, then DevicePipelineCheck from the test jar), then
+# the Python path (gpu_python_check.py: PinshardDataset(device="cuda", jitter=...) feeding ResNet-18 steps with the
+# step log; images/s, data-wait, GPU utilisation) where python3 has torch with CUDA and a way to start `pinshard
+# serve` (the pinshard wheel installed, or PINSHARD_COMMAND), else it says why it is skipped. Well under 8 minutes
+# on an H100/H200.
 # Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
 set -uo pipefail
 module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,7 +43,7 @@ java=("$bundle/runtime/bin/java" "${flag_list[@]}" -Xmx4g
 classpath="$(ls "$bundle"/lib/*.jar | grep -v junit-console.jar | tr '\n' ':')"
 
 command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null
-echo "== 1/3 CUDA probe"
+echo "== 1/4 CUDA probe"
 timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck --probe
 probe=$?
 if (( probe != 0 )); then
@@ -48,7 +51,7 @@ if (( probe != 0 )); then
 fi
 
 # LoaderToDeviceTest needs the loader's OpenCV and the writer, which the bundle leaves out (it runs in the build).
-echo "== 2/3 tests (host and CUDA)"
+echo "== 2/4 tests (host and CUDA)"
 reports=()
 if [[ -n "$out" ]]; then reports=(--reports-dir "$out/junit"); fi
 timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
@@ -56,7 +59,7 @@ timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-pa
   --details=tree --disable-banner "${reports[@]}"
 tests=$?
 
-echo "== 3/3 measurements"
+echo "== 3/4 measurements"
 # GpuCheck measures copies, the kernel and nvJPEG; DevicePipelineCheck drives the device pipeline with test batches.
 # Both are tools in the test jar (the library jar ships neither). One failing does not hide the other.
 measure() {
@@ -74,5 +77,26 @@ else
   measure
   measured=$?
 fi
-echo "gpu-check: tests exit $tests, measurements exit $measured"
-(( tests == 0 && measured == 0 ))
+echo "== 4/4 the Python path"
+# Informational where it cannot run (no CUDA torch, no server: the CLI's jar is too large for the bundle); counted
+# when it runs.
+python_bin="${PINSHARD_PYTHON:-python3}"
+python_rc=0
+export PYTHONPATH="$(dirname "$module")/python${PYTHONPATH:+:$PYTHONPATH}"
+if ! "$python_bin" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "gpu-check: Python path skipped: $python_bin has no torch that sees a CUDA device"
+elif [[ -z "${PINSHARD_COMMAND:-}" ]] \
+    && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
+  echo "gpu-check: Python path skipped: no way to start pinshard serve here (install the pinshard wheel, or set PINSHARD_COMMAND)"
+else
+  python_out="${out:-${TMPDIR:-/tmp}}/gpu-python-check"
+  if [[ -n "$out" ]]; then
+    timeout 300 "$python_bin" "$module/gpu_python_check.py" --device cuda --out "$python_out" | tee -a "$out/gpu-check.txt"
+    python_rc=${PIPESTATUS[0]}
+  else
+    timeout 300 "$python_bin" "$module/gpu_python_check.py" --device cuda --out "$python_out"
+    python_rc=$?
+  fi
+fi
+echo "gpu-check: tests exit $tests, measurements exit $measured, Python path exit $python_rc"
+(( tests == 0 && measured == 0 && python_rc == 0 ))

@@ -148,8 +148,10 @@ class Server:
         self._ready = threading.Event()
         # A session of its own: a Ctrl-C in the terminal reaches this process (KeyboardInterrupt, then stop() below),
         # not the server behind its back; stop() ends the whole group if the server does not go by itself.
+        # The trainer writes the step log (PinshardDataset): the server's own loader must not log as a second job.
+        env = {k: v for k, v in os.environ.items() if k != "PINSHARD_STEP_LOG"}
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                        start_new_session=True)
+                                        start_new_session=True, env=env)
         self._stderr = []
         self._readers = [threading.Thread(target=self._read_events, daemon=True),
                          threading.Thread(target=self._read_errors, daemon=True)]

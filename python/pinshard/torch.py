@@ -10,16 +10,19 @@
 """
 
 import os
+import time
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 import torch
 import torch.utils.data
 
+from . import _jitter, _steplog
 from .client import RingError
 from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
 
+_CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 _FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 _Triple = Union[float, Sequence[float]]
 
@@ -114,6 +117,14 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     given, the ring is registered with CUDA (pin_memory) and conversion runs on the GPU after a non-blocking copy
     (not tested: no GPU on the machine this was written on).
 
+    Colour jitter: `jitter={"brightness": b, "contrast": c, "saturation": s, "hue": h}` and `grayscale=p`, torchvision's
+    ColorJitter and RandomGrayscale with a draw per sample from (seed, epoch, record), Java's rule (see _jitter.py),
+    between the conversion and the normalisation (on the GPU with device="cuda").
+
+    The data-wait guard, always on: a `logging` warning ("data-wait", and the sweep to run) when the loop waits more
+    than `data_wait_threshold` of step time over `data_wait_window` steps; with `step_log=` (or PINSHARD_STEP_LOG) a
+    JSON line per step for `pinshard report` under the name `job` (see _steplog.py).
+
     Several datasets mixed with weights: `MixedDataset` below (per batch; each source runs its own server).
     """
 
@@ -125,8 +136,17 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                  ratio: Optional[Sequence[float]] = None, flip: Optional[float] = None, rank: Optional[int] = None,
                  world_size: Optional[int] = None, copy: bool = True, ready_timeout: float = 600.0,
                  server_options: Optional[Dict[str, Any]] = None, fields: Optional[Sequence[str]] = None,
-                 boxes: Optional[str] = None, field_bytes: Optional[int] = None):
+                 boxes: Optional[str] = None, field_bytes: Optional[int] = None,
+                 jitter: Optional[Dict[str, Any]] = None, grayscale: Optional[float] = None,
+                 step_log: Optional[str] = None, job: Optional[str] = None, data_wait_threshold: float = 0.10,
+                 data_wait_window: int = 50):
         super().__init__()
+        self._jitter = _jitter.parse(jitter, grayscale)  # ValueError naming the parameter, before anything starts
+        if self._jitter is not None and dtype not in _FLOAT_DTYPES:
+            raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
+        self._step_log = None if step_log is None else os.fspath(step_log)
+        self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
+                                       data_wait_window)
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
         if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
@@ -195,7 +215,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 self._world_size if self._world_size is not None else world)
 
     def close(self) -> None:
-        """Stops the server (the next iteration starts another)."""
+        """Stops the server (the next iteration starts another) and flushes the step log."""
+        guard = getattr(self, "_guard", None)
+        if guard is not None:
+            guard.close()
         server, self._server = self._server, None
         running, self._running = getattr(self, "_running", None), None
         if running is not None:
@@ -272,11 +295,22 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._running = self._batches(batches)
         return self._running
 
+    def _convert(self, images: torch.Tensor, batch: Any, scale: torch.Tensor, shift: torch.Tensor,
+                 chunk: int) -> torch.Tensor:
+        """to_training, with this dataset's jitter drawn from (seed, the batch's epoch, its records) when set."""
+        if self._jitter is None:
+            return to_training(images, self.dtype, self.layout, scale, shift)
+        factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
+        return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
+
     def _batches(self, batches) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
         cuda = self.device.type == "cuda"
         scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
         pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
+        guard = self._guard
+        guard.open(self._step_log, self.rank)
         try:
+            resumed = time.perf_counter()
             for batch in batches:
                 if not self.copy:
                     images, labels = batch.images, batch.labels.long()
@@ -287,12 +321,12 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     labels = batch.labels.to(self.device, non_blocking=True).long()
                     event = torch.cuda.Event()
                     event.record()
-                    images = to_training(source, self.dtype, self.layout, scale, shift)
+                    images = self._convert(source, batch, scale, shift, chunk=source.shape[0])
                     if pending is not None:
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
                 else:
-                    images = to_training(batch.images, self.dtype, self.layout, scale, shift)
+                    images = self._convert(batch.images, batch, scale, shift, chunk=_CPU_JITTER_CHUNK)
                     labels = batch.labels.long()
                     batch_to_release = batch
                 fields = None
@@ -305,13 +339,17 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 if batch_to_release is not None:
                     batch_to_release.release()
                 self._consumed += 1
+                arrived = time.perf_counter()
+                guard.arrived(arrived - resumed, arrived, batch.epoch, labels.shape[0])
                 yield (images, labels) if fields is None else (images, labels, fields)
+                resumed = time.perf_counter()
             self._epoch, self._consumed = self._epoch + 1, 0
         except RingError:
             self._running = None  # this generator: it is running, close() must not close it
             self.close()  # a failed server: the next iteration starts a fresh one
             raise
         finally:
+            guard.flush()
             if pending is not None:
                 if pending[1] is not None:
                     pending[1].synchronize()

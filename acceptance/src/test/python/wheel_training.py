@@ -2,6 +2,7 @@
 PinshardDataset through DataLoader(batch_size=None), checked against the ring's uint8 batches, its len(), a
 state_dict round trip mid-epoch, and a few epochs of a training loop. Usage: wheel_training.py DATASET CLASSES"""
 
+import json
 import os
 import sys
 
@@ -63,9 +64,11 @@ with PinshardDataset(dataset, dtype=torch.uint8, layout="NHWC", copy=False, **co
     assert len(list(views)) == 2, "the next iteration continues after the last batch yielded"
 print("copy=False views lie in the ring; after a break the next iteration continues with the rest")
 
-# the training loop of the README
+# the training loop of the README: per-sample colour jitter, the step log
 torch.manual_seed(0)
-ds = PinshardDataset(dataset, mean=MEAN, std=STD, **common)
+step_log = os.path.join(os.path.dirname(os.path.abspath(dataset)), "steps.jsonl")
+ds = PinshardDataset(dataset, mean=MEAN, std=STD, jitter={"brightness": 0.4, "contrast": 0.4, "saturation": 0.4,
+                                                          "hue": 0.1}, grayscale=0.1, step_log=step_log, **common)
 model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
                             torch.nn.Flatten(), torch.nn.Linear(8, classes))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -81,9 +84,13 @@ for epoch in range(3):
 ds.close()
 assert len(losses) == 9 and all(l == l and l < 100 for l in losses), losses
 print("trained 3 epochs, 9 steps, loss %.3f -> %.3f" % (losses[0], losses[-1]))
+with open(step_log, encoding="utf-8") as f:
+    steps = [json.loads(line) for line in f]
+assert [s["step"] for s in steps] == list(range(1, 9)), steps  # the first batch has no step before it
+assert all(s["data_wait_s"] <= s["step_s"] and s["images"] == 8 and s["gpu_util"] is None for s in steps), steps
+print("step log: %d lines, last %s" % (len(steps), steps[-1]))
 
 # pinshard.write: samples from memory (arrays, labels) into a dataset through the wheel's jar, then loaded back
-import json  # noqa: E402
 import tempfile  # noqa: E402
 
 import numpy as np  # noqa: E402

@@ -25,8 +25,8 @@ public final class PinshardCommand implements Runnable {
 
     /** The subcommands, in the order the usage lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(InspectCommand.class, VerifyCommand.class, ConvertCommand.class,
-        MergeCommand.class, PushCommand.class, PullCommand.class, DumpCommand.class, BenchCommand.class, ServeCommand.class, PreviewCommand.class,
-        DemoCommand.class, CommandLine.HelpCommand.class);
+        MergeCommand.class, PushCommand.class, PullCommand.class, DumpCommand.class, BenchCommand.class, ServeCommand.class,
+        ReportCommand.class, PreviewCommand.class, DemoCommand.class, CommandLine.HelpCommand.class);
 
     public static void main(String[] args) {
         StaleRings.sweepDefaults(); // rings of servers killed where no reaper could remove them

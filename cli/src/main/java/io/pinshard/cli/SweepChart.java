@@ -1,11 +1,9 @@
 package io.pinshard.cli;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -64,13 +62,6 @@ final class SweepChart {
             chart.addSeries("this machine's " + cores + " core" + (cores == 1 ? "" : "s"), new double[] {cores, cores},
                 new double[] {bottom, maxRate}).setMarker(SeriesMarkers.NONE).setLineStyle(SeriesLines.DOT_DOT);
         }
-        Path absolute = file.toAbsolutePath();
-        if (absolute.getParent() != null) {
-            Files.createDirectories(absolute.getParent());
-        }
-        String name = absolute.toString();
-        BitmapEncoder.saveBitmap(chart, name.endsWith(".png") ? name.substring(0, name.length() - 4) : name,
-            BitmapEncoder.BitmapFormat.PNG);
-        return name.endsWith(".png") ? absolute : Path.of(name + ".png");
+        return PngChart.save(chart, file);
     }
 }

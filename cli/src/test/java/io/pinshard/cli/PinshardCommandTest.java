@@ -11,7 +11,7 @@ class PinshardCommandTest {
     @Test
     void aSubcommandNameBuildsThatSubcommandAloneWithTheSameUsage() {
         CommandLine all = PinshardCommand.newCommandLine();
-        assertEquals(List.of("inspect", "verify", "convert", "merge", "push", "pull", "dump", "bench", "serve", "preview", "demo", "help"),
+        assertEquals(List.of("inspect", "verify", "convert", "merge", "push", "pull", "dump", "bench", "serve", "report", "preview", "demo", "help"),
             List.copyOf(all.getSubcommands().keySet()));
         for (String name : List.of("convert", "push", "bench", "verify")) {
             CommandLine one = PinshardCommand.newCommandLine(name);

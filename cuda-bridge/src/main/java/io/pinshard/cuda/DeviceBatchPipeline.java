@@ -108,8 +108,9 @@ public final class DeviceBatchPipeline implements AutoCloseable {
         AugmentSpec spec = options.augment();
         if (spec != null) {
             paramsView.wrap(slot.hostParams.address(), n * JitterParams.BYTES_PER_SAMPLE);
+            int epoch = hostBatch.epoch();
             for (int i = 0; i < n; i++) {
-                JitterParams.write(spec, hostBatch.sampleId(i), paramsView, i);
+                JitterParams.write(spec, epoch, hostBatch.sampleId(i), paramsView, i);
             }
             backend.copyToDevice(slot.deviceParams.address(), slot.hostParams.address(),
                 (long) n * JitterParams.BYTES_PER_SAMPLE);

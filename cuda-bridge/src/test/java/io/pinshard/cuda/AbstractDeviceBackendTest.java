@@ -163,7 +163,7 @@ abstract class AbstractDeviceBackendTest {
              DeviceEvent augmented = backend.createEvent()) {
             UnsafeBuffer table = new UnsafeBuffer(params.address(), paramBytes);
             for (int i = 0; i < 3; i++) {
-                JitterParams.write(spec, host.sampleId(i), table, i);
+                JitterParams.write(spec, host.epoch(), host.sampleId(i), table, i);
             }
             backend.copyToDevice(source.address(), host.imagesAddress(), pixels);
             backend.copyToDevice(deviceParams.address(), params.address(), paramBytes);

@@ -254,7 +254,7 @@ public final class GpuCheck {
         org.agrona.concurrent.UnsafeBuffer table = new org.agrona.concurrent.UnsafeBuffer(hostParams.address(),
             batch * JitterParams.BYTES_PER_SAMPLE);
         for (int i = 0; i < batch; i++) {
-            JitterParams.write(jitter, i, table, i);
+            JitterParams.write(jitter, 0, i, table, i);
         }
         backend.copyToDevice(params.address(), hostParams.address(), (long) batch * JitterParams.BYTES_PER_SAMPLE);
         // Pixel values do not change the kernel's work; a fixed pattern keeps runs comparable.

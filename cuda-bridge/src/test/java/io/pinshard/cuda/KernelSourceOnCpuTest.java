@@ -71,7 +71,7 @@ class KernelSourceOnCpuTest {
         ByteBuffer table = ByteBuffer.allocateDirect(n * JitterParams.BYTES_PER_SAMPLE);
         UnsafeBuffer view = new UnsafeBuffer(table);
         for (int i = 0; i < n; i++) {
-            JitterParams.write(spec, batch.sampleId(i), view, i);
+            JitterParams.write(spec, batch.epoch(), batch.sampleId(i), view, i);
         }
         byte[] paramBytes = new byte[table.capacity()];
         view.getBytes(0, paramBytes);

@@ -25,7 +25,7 @@ class ReferenceAugmenterTest {
         ByteBuffer params = ByteBuffer.allocateDirect(n * JitterParams.BYTES_PER_SAMPLE);
         UnsafeBuffer table = new UnsafeBuffer(params);
         for (int i = 0; i < n; i++) {
-            JitterParams.write(spec, batch.sampleId(i), table, i);
+            JitterParams.write(spec, batch.epoch(), batch.sampleId(i), table, i);
         }
         return run(batch.imagesAddress(), table, n, batch.height(), batch.width(), spec);
     }
@@ -163,13 +163,13 @@ class ReferenceAugmenterTest {
         float min = 2;
         float max = 0;
         for (int i = 0; i < 10_000; i++) {
-            float f = JitterParams.factor(77, random.nextLong(), i % 3, 0.3f);
+            float f = JitterParams.factor(77, i % 5, random.nextLong(), i % 3, 0.3f);
             assertTrue(f >= 0.7f && f <= 1.3f, "factor " + f);
             min = Math.min(min, f);
             max = Math.max(max, f);
         }
         assertTrue(min < 0.71f && max > 1.29f, "spread " + min + ".." + max);
-        assertEquals(1f, JitterParams.factor(77, 5, 0, 0f));
+        assertEquals(1f, JitterParams.factor(77, 2, 5, 0, 0f));
     }
 
     @Test

@@ -53,6 +53,11 @@ final class TestBatch implements HostBatch {
     }
 
     @Override
+    public int epoch() {
+        return 0;
+    }
+
+    @Override
     public int size() {
         return size;
     }

@@ -1,6 +1,7 @@
 package io.pinshard.datawait;
 
 import java.util.Locale;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import jdk.jfr.FlightRecorder;
 import org.slf4j.Logger;
@@ -19,6 +20,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The warning carries the {@link DataWaitContext}s registered on the class path (cuda-bridge's GPU utilisation)
  * unless {@link #warningContext(Supplier)} sets another.
+ *
+ * <p>With a {@link #stepLog(StepLogWriter)} every step (from the second wait on) is also a line of the step log,
+ * the schema the Python path writes, with the GPU utilisation a {@link #gpuPercent(IntSupplier)} gives (sampled at
+ * most once a second; null without one).
  */
 public final class DataWaitMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(DataWaitMonitor.class);
@@ -39,6 +44,10 @@ public final class DataWaitMonitor {
     private volatile boolean warned;
     private volatile Supplier<String> warningContext = Discovered.CONTEXT;
     private volatile String warning;
+    private volatile StepLogWriter stepLog;
+    private volatile IntSupplier gpuPercent;
+    private long gpuSampledNanos;
+    private int gpuSample = -1;
 
     /**
      * @param what         what is waited for, for the warning ("host batches from the loader")
@@ -69,8 +78,19 @@ public final class DataWaitMonitor {
         record(now - startedNanos, now);
     }
 
+    /** Call when the data arrived: {@code images} samples of {@code epoch} (for the step log). */
+    public void waitEnded(long startedNanos, int epoch, int images) {
+        long now = System.nanoTime();
+        record(now - startedNanos, now, epoch, images);
+    }
+
     /** Records one step whose data wait was {@code waitNanos} and which ended its wait at {@code nowNanos}. */
     public void record(long waitNanos, long nowNanos) {
+        record(waitNanos, nowNanos, 0, 0);
+    }
+
+    /** {@link #record(long, long)} of a batch of {@code images} samples of {@code epoch}. */
+    public void record(long waitNanos, long nowNanos, int epoch, int images) {
         lastWaitNanos = waitNanos;
         long previous = lastWaitEnd;
         lastWaitEnd = nowNanos;
@@ -84,6 +104,11 @@ public final class DataWaitMonitor {
         }
         long counted = steps + 1;
         steps = counted;
+        StepLogWriter log = stepLog;
+        if (log != null) {
+            log.write(counted, epoch, System.currentTimeMillis(), waitNanos, step, gpuPercent(nowNanos), images,
+                counted <= warmupSteps);
+        }
         if (counted <= warmupSteps) {
             return;
         }
@@ -116,6 +141,32 @@ public final class DataWaitMonitor {
             event.stepNumber = steps;
             event.commit();
         }
+    }
+
+    private int gpuPercent(long nowNanos) {
+        IntSupplier gpu = gpuPercent;
+        if (gpu == null) {
+            return -1;
+        }
+        if (gpuSampledNanos == 0 || nowNanos - gpuSampledNanos >= 1_000_000_000L) {
+            gpuSampledNanos = nowNanos;
+            try {
+                gpuSample = gpu.getAsInt();
+            } catch (RuntimeException e) {
+                gpuSample = -1; // a failed sample is a null in the log, never a failed step
+            }
+        }
+        return gpuSample;
+    }
+
+    /** Writes every step to {@code writer} from now on (null stops); the caller closes it. */
+    public void stepLog(StepLogWriter writer) {
+        this.stepLog = writer;
+    }
+
+    /** The step log's source of {@code gpu_util} (busy percent, -1 unknown); null: the log says null. */
+    public void gpuPercent(IntSupplier percent) {
+        this.gpuPercent = percent;
     }
 
     /** The registered contexts, looked up once per JVM, when the first monitor is made. */

@@ -163,7 +163,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
         if (!ring.ready(slot, sequence, samples)) {
             await(slot, sequence, samples);
         }
-        dataWait.waitEnded(started);
+        dataWait.waitEnded(started, epoch, samples);
         Batch batch = ring.batch(slot);
         ring.markHeld();
         batch.open(epoch, nextBatch, sequence, samples, ring.generation());

@@ -13,6 +13,7 @@ import io.pinshard.loader.work.LoaderWorker;
 import io.pinshard.loader.work.SampleProcessor;
 import io.pinshard.loader.work.ShardPrefetcher;
 import io.pinshard.datawait.DataWaitMonitor;
+import io.pinshard.datawait.StepLogWriter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,6 +67,8 @@ public final class Loader implements AutoCloseable {
     private final SampleProcessor[] processors;
     private final RecordView[] views;
     private final DataWaitMonitor dataWait;
+    /** The step log ({@code PINSHARD_STEP_LOG}), or null. */
+    private final StepLogWriter stepLog;
     private final LoaderRun run;
     /** The state the epochs, workers and prefetcher share; its monitor orders epoch starts, stops and close. */
     private final LoaderControl control;
@@ -113,6 +116,8 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+        this.stepLog = StepLogWriter.fromEnvironment(options.rank(), dataset.location().toString());
+        dataWait.stepLog(stepLog);
         this.epochs = new Epoch[] {
             new Epoch(control, run, ring, dataset, options, dataWait),
             new Epoch(control, run, ring, dataset, options, dataWait)};
@@ -401,7 +406,7 @@ public final class Loader implements AutoCloseable {
             try {
                 CloseHelper.closeAll(processors);
             } finally {
-                CloseHelper.close(ring);
+                CloseHelper.closeAll(ring, stepLog);
             }
         }
     }

@@ -102,6 +102,11 @@ public final class LoaderBatchSource implements HostBatchSource {
         }
 
         @Override
+        public int epoch() {
+            return batch.epoch();
+        }
+
+        @Override
         public void release() {
             batch.close();
         }

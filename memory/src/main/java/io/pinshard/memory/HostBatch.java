@@ -23,8 +23,11 @@ public interface HostBatch {
     /** Address of {@link #size()} int32 labels. */
     long labelsAddress();
 
-    /** Global sample id of image {@code index}: it seeds that image's colour jitter. */
+    /** Global sample id of image {@code index}: with {@link #epoch()} it seeds that image's colour jitter. */
     long sampleId(int index);
+
+    /** The loader's epoch this batch belongs to (0 for a source without epochs). */
+    int epoch();
 
     /** Gives the slot back to the loader. */
     void release();

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The Python path of the GPU check (gpu-check.sh step 4/4): PinshardDataset(device="cuda", jitter=...) feeding a
+few ResNet-18 steps (torchvision's; a small CNN when torchvision is missing) with the step log, then one table row:
+images/s, data-wait % and mean GPU utilisation of the steps after the guard's warm-up window.
+
+Needs torch with CUDA and the pinshard package with a way to start `pinshard serve` (the wheel, or PINSHARD_COMMAND);
+gpu-check.sh runs it only then. Usage: gpu_python_check.py [--device cuda] [--steps 40] [--batch 64] [--crop 224]
+[--workers N] [--out DIR] (--device cpu runs the same on a machine without a GPU)."""
+import argparse
+import json
+import os
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+import pinshard
+from pinshard.torch import PinshardDataset
+
+
+def model_for(classes: int, device: str) -> torch.nn.Module:
+    try:
+        import torchvision
+        return torchvision.models.resnet18(num_classes=classes).to(device)
+    except ImportError:
+        return torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, stride=2), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
+                                   torch.nn.Flatten(), torch.nn.Linear(32, classes)).to(device)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--crop", type=int, default=224)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="pinshard-gpu-python-")
+    os.makedirs(out, exist_ok=True)
+    dataset, log = os.path.join(out, "data"), os.path.join(out, "steps.jsonl")
+    records = args.batch * 8
+    if not os.path.exists(os.path.join(dataset, "manifest.json")):
+        rng = np.random.default_rng(0)
+        pinshard.write(dataset, ((rng.integers(0, 256, (256, 320, 3), dtype=np.uint8), i % 10) for i in
+                                 range(records)), codec="raw", progress="none")
+    window = max(1, args.steps // 4)
+    ds = PinshardDataset(dataset, batch_size=args.batch, crop=args.crop, workers=args.workers, device=args.device,
+                         mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), step_log=log, job="gpu-check",
+                         data_wait_window=window, drop_last=True,
+                         jitter={"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, grayscale=0.1)
+    model = model_for(10, args.device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    steps, epoch, start = 0, 0, time.perf_counter()
+    while steps < args.steps:
+        ds.set_epoch(epoch)
+        for images, labels in ds:
+            loss = torch.nn.functional.cross_entropy(model(images), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            steps += 1
+            if steps >= args.steps:
+                break
+        epoch += 1
+    if args.device.startswith("cuda"):
+        torch.cuda.synchronize()
+    elapsed = time.perf_counter() - start
+    ds.close()
+    with open(log, encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f]
+    judged = [line for line in lines if not line["warmup"]] or lines
+    step_s = sum(line["step_s"] for line in judged)
+    wait_s = sum(line["data_wait_s"] for line in judged)
+    utils = [line["gpu_util"] for line in judged if line["gpu_util"] is not None]
+    print("%-44s %12s %12s %12s" % ("python path (PinshardDataset, jitter)", "images/s", "data-wait", "GPU util"))
+    print("%-44s %12.1f %11.1f%% %12s" % (
+        "%s, batch %d, crop %d, %d steps" % (args.device, args.batch, args.crop, steps),
+        sum(line["images"] for line in judged) / step_s if step_s > 0 else 0.0,
+        100 * wait_s / step_s if step_s > 0 else 0.0,
+        "%.0f %%" % (sum(utils) / len(utils)) if utils else "null"))
+    print("gpu-python-check: %d steps in %.1f s; step log %s" % (steps, elapsed, log))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
