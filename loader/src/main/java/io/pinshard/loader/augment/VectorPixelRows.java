@@ -13,8 +13,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * {@link PixelRows} with the JDK Vector API, 16 values per step on 512-bit vectors (8 on 256-bit ones): bytes widen to
- * int lanes, become float32, are multiplied by the channel's scale and added to its shift (two roundings, as
- * {@code pinshard.torch.to_training}'s multiply and add; never a fused multiply-add), then stored as float32 or
+ * int lanes, become float32, are multiplied by the channel's scale and added to its shift in one fused multiply-add (as
+ * {@link PixelFormat#value}), then stored as float32 or
  * rounded to float16 / bfloat16 with round-to-nearest-even in integer lanes (the bit arithmetic of
  * {@link io.pinshard.memory.HalfFloats}; for float16 Fabian Giesen's branch-free form, subnormals by a float add). NCHW
  * gathers each channel's values from the converted row (stride 3) into its plane's row. The row lives in the worker's
@@ -93,7 +93,7 @@ public final class VectorPixelRows extends PixelRows {
         IntVector ints = ((IntVector) ByteVector.fromArray(BYTES, row, k).convertShape(VectorOperators.B2I, INTS, 0))
             .and(0xFF);
         FloatVector x = (FloatVector) ints.convert(VectorOperators.I2F, 0);
-        return x.mul(FloatVector.fromArray(FLOATS, scale, k)).add(FloatVector.fromArray(FLOATS, shift, k));
+        return x.fma(FloatVector.fromArray(FLOATS, scale, k), FloatVector.fromArray(FLOATS, shift, k));
     }
 
     /** {@code LANES} values to {@link #out} from value position {@code at}, in the element type. */

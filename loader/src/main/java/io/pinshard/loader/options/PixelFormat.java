@@ -10,9 +10,11 @@ import java.util.Objects;
  * What a batch slot's pixels are: element type, layout and, for float types, the per-channel normalisation. The
  * default, {@link #UINT8_NHWC}, is the crop itself ({@code crop x crop x 3} RGB bytes); a float type makes the crop
  * kernel write training-ready values, {@code (x / 255 - mean) / std} per channel, computed as
- * {@code x * scale + shift} in float32 with {@link #scale}/{@link #shift} rounded to float32 exactly as
- * {@code pinshard.torch.normalisation} rounds them (so the values are {@code to_training}'s), then rounded once to
- * float16 or bfloat16 (nearest even, {@link io.pinshard.memory.HalfFloats}).
+ * {@code x * scale + shift} in float32, as one fused multiply-add (one rounding), with {@link #scale}/{@link #shift}
+ * rounded to float32 exactly as {@code pinshard.torch.normalisation} rounds them, then rounded once to float16 or
+ * bfloat16 (nearest even, {@link io.pinshard.memory.HalfFloats}). These are {@code to_training}'s values bit for bit
+ * where torch's {@code addcmul} fuses the multiply-add too (its AVX2/AVX-512 kernels on x86-64), and within one ulp of
+ * float32 (so within one ulp of the 16-bit type after its rounding) where it does not.
  *
  * <p>NCHW holds each image as three planes (R, G, B) of {@code crop x crop}; NHWC interleaves them per pixel. Every
  * value a format can write is checked finite (in its element type) here, so a slot never holds an infinity or NaN.
@@ -147,7 +149,7 @@ public final class PixelFormat {
 
     /** The float32 value pixel {@code x} of channel {@code c} becomes, before any rounding to 16 bits. */
     public float value(int c, int x) {
-        return x * scale[c] + shift[c];
+        return Math.fma(x, scale[c], shift[c]);
     }
 
     /** Whether this is the loader's own crop, uint8 NHWC, which needs no conversion. */

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The crop's last step in every pixel format: the vector rows and the scalar rows against the reference computed here
- * value by value ({@code x * scale + shift} in float32, rounded once to 16 bits by HalfFloats), at the right place in
+ * value by value ({@code x * scale + shift} with one rounding to float32, then once to 16 bits by HalfFloats), at the right place in
  * NHWC and NCHW, for ImageNet's normalisation, none, and one that makes float16 subnormals; a row allocates nothing.
  */
 class PixelRowsTest {
@@ -122,7 +122,7 @@ class PixelRowsTest {
                 for (int c = 0; c < 3; c++) {
                     int pixel = image[(y * crop + x) * 3 + c] & 0xFF;
                     int at = format.layout() == Layout.NHWC ? (y * crop + x) * 3 + c : (c * crop + y) * crop + x;
-                    float value = pixel * format.scale(c) + format.shift(c);
+                    float value = (float) ((double) pixel * format.scale(c) + format.shift(c)); // exact product
                     switch (format.dtype()) {
                         case FLOAT32 -> out.putFloat(at * 4, value);
                         case FLOAT16 -> out.putShort(at * 2, HalfFloats.toFloat16(value));
