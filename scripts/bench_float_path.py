@@ -1,6 +1,6 @@
 """PinshardDataset's CPU paths side by side, alternated (issue 41): float32 NCHW normalised written by the server
 ("server"), the same made in the training process from uint8 ring batches by to_training, as before issue 41
-("trainer"), and uint8 NHWC ("uint8"). Each round iterates every path for SECONDS (a path's server stays up across
+("trainer"), the server's values as views of the ring with copy=False ("views"), and uint8 NHWC ("uint8"). Each round iterates every path for SECONDS (a path's server stays up across
 rounds); reports the median images/s, the training process's CPU seconds per 1,000 images, and each ratio to uint8.
 Usage: /usr/bin/python3 scripts/bench_float_path.py DATASET [--rounds R] [--seconds S] [--workers W] [--batch B]
 """
@@ -54,6 +54,8 @@ def main():
     paths = {"server": PinshardDataset(args.dataset, dtype=torch.float32, layout="NCHW", mean=MEAN, std=STD, **common),
              "trainer": TrainerConverts(args.dataset, dtype=torch.float32, layout="NCHW", mean=MEAN, std=STD,
                                         **common),
+             "views": PinshardDataset(args.dataset, dtype=torch.float32, layout="NCHW", mean=MEAN, std=STD, copy=False,
+                                      **common),
              "uint8": PinshardDataset(args.dataset, dtype=torch.uint8, layout="NHWC", **common)}
     results = {name: [] for name in paths}
     states = {name: {} for name in paths}
