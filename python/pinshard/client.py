@@ -18,7 +18,11 @@ import torch
 from . import _layout as L
 
 #: The ring versions this client reads.
-SUPPORTED_VERSIONS = (3,)
+SUPPORTED_VERSIONS = (4,)
+# The pixels block's element types, (DLPack type code, bits) -> torch dtype (docs/RING.md, "Pixels").
+_PIXEL_DTYPES = {(L.DTYPE_CODE_UINT, 8): torch.uint8, (L.DTYPE_CODE_FLOAT, 32): torch.float32,
+                 (L.DTYPE_CODE_FLOAT, 16): torch.float16, (L.DTYPE_CODE_BFLOAT, 16): torch.bfloat16}
+_PIXEL_LAYOUTS = {L.LAYOUT_NHWC: "NHWC", L.LAYOUT_NCHW: "NCHW"}
 # Record field types (docs/fields.md) -> numpy dtype of their elements; None: byte strings.
 _FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
 _FIELD_NAME = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
@@ -144,8 +148,9 @@ def _process_alive(pid):
 
 
 class Batch:
-    """One batch in a ring slot. `images` is a uint8 [N, H, W, C] tensor and `labels` an int32 [N] tensor, both
-    viewing the slot's memory; `ids` the int64 record numbers. Unpacks as `images, labels`. The memory is the
+    """One batch in a ring slot. `images` is a tensor in the ring's pixel format (`Ring.dtype`, `Ring.layout`: uint8
+    [N, H, W, C] unless the server was asked for another, e.g. float32 [N, C, H, W] normalised with `Ring.mean` and
+    `Ring.std`) and `labels` an int32 [N] tensor, both viewing the slot's memory; `ids` the int64 record numbers. Unpacks as `images, labels`. The memory is the
     server's again after `release()`: do not use the tensors past it (copy what you keep).
 
     `fields` holds the record fields the server was asked to carry (`pinshard serve --fields ...`), by name: text
@@ -284,13 +289,14 @@ class Ring:
         self.height = self._int(L.HEIGHT_OFFSET)
         self.width = self._int(L.WIDTH_OFFSET)
         self.channels = self._int(L.CHANNELS_OFFSET)
+        self._read_pixels()
         geometry_ok = (file_length == size and 1 <= self.slots <= L.MAX_SLOTS
                        and self._slots_offset == L.slots_offset(self.slots)
                        and self._int(L.HEADER_LENGTH_OFFSET) == self._slots_offset
                        and self._stride > 0 and self._stride % L.PAGE == 0
                        and self._slots_offset + self.slots * self._stride == file_length
                        and self.capacity >= 1 and self.height >= 1 and self.width >= 1 and self.channels == 3
-                       and self.capacity * self.height * self.width * self.channels <= self._stride)
+                       and self.capacity * self.image_bytes <= self._stride)
         if not geometry_ok:
             raise RingError("%s has an inconsistent header (%d slots of stride %d from %d in %d bytes, file %d bytes)"
                             % (self.path, self.slots, self._stride, self._slots_offset, file_length, size))
@@ -312,6 +318,29 @@ class Ring:
         if platform.machine() not in ("x86_64", "AMD64"):
             warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
                           "docs/RING.md, 'ARM64'" % platform.machine())
+
+    def _read_pixels(self):
+        """The pixels block: `dtype` (torch), `layout` ("NHWC" or "NCHW"), `mean` and `std` (3 floats each: what the
+        server normalised with; 0 and 1 for none) and `image_bytes`."""
+        code, bits, layout = (self._int(L.DTYPE_CODE_OFFSET), self._int(L.DTYPE_BITS_OFFSET),
+                              self._int(L.LAYOUT_OFFSET))
+        f64 = np.frombuffer(self._mm, dtype="<f8", count=6, offset=L.MEAN_OFFSET)
+        self.mean, self.std = tuple(float(v) for v in f64[:3]), tuple(float(v) for v in f64[3:])
+        if ((code, bits) not in _PIXEL_DTYPES or layout not in _PIXEL_LAYOUTS
+                or not all(np.isfinite(f64)) or not all(s > 0 for s in self.std)):
+            raise RingError("%s has an unknown pixel format: DTYPE %d/%d bits, LAYOUT %d, mean %s, std %s"
+                            % (self.path, code, bits, layout, self.mean, self.std))
+        self.dtype, self.layout = _PIXEL_DTYPES[(code, bits)], _PIXEL_LAYOUTS[layout]
+        self.image_bytes = self.height * self.width * self.channels * (bits // 8)
+
+    def _images(self, images_at, size):
+        """The slot's images as a tensor viewing the mapping: `dtype`, [N, H, W, C] or [N, C, H, W]."""
+        flat = torch.from_numpy(self._u8[images_at:images_at + size * self.image_bytes])
+        if self.dtype != torch.uint8:
+            flat = flat.view(self.dtype)
+        if self.layout == "NCHW":
+            return flat.view(size, self.channels, self.height, self.width)
+        return flat.view(size, self.height, self.width, self.channels)
 
     def _check_same_file(self, fd):
         info = os.fstat(fd)
@@ -555,9 +584,7 @@ class Ring:
                             "header was overwritten" % (self.path, slot, batch_epoch, index, start_batch + k, epoch,
                                                         sequence))
         self._check_size()
-        image_bytes = self.height * self.width * self.channels
-        images = torch.from_numpy(self._u8[images_at:images_at + size * image_bytes]).view(
-            size, self.height, self.width, self.channels)
+        images = self._images(images_at, size)
         labels = torch.from_numpy(self._check_labels(slot, labels_at, size))
         ids = torch.from_numpy(self._u8[ids_at:ids_at + 8 * size].view("<i8"))
         fields = self._field_values(slot, images_at, size) if self.field_layout else None
@@ -634,8 +661,8 @@ class Ring:
     def _check_slot(self, slot, size, images_at, labels_at, ids_at):
         start = self._slots_offset + slot * self._stride
         end = start + self._stride
-        image_bytes = self.height * self.width * self.channels
-        for name, at, length, align in (("images", images_at, size * image_bytes, 1),
+        element = self.image_bytes // (self.height * self.width * self.channels)
+        for name, at, length, align in (("images", images_at, size * self.image_bytes, element),
                                         ("labels", labels_at, 4 * size, 4), ("sample ids", ids_at, 8 * size, 8)):
             if not 1 <= size <= self.capacity or at < start or at > end - length or at % align:
                 raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"

@@ -19,7 +19,8 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
                  "resampler": "--resampler", "client_timeout": "--client-timeout", "scale": "--scale",
                  "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction",
                  "fields": "--fields", "field_bytes": "--field-bytes", "boxes": "--boxes",
-                 "box_min_visible": "--box-min-visible", "window": "--window", "interleave": "--interleave"}
+                 "box_min_visible": "--box-min-visible", "window": "--window", "interleave": "--interleave",
+                 "dtype": "--dtype", "layout": "--layout", "mean": "--mean", "std": "--std"}
 
 
 def pinshard_command(*args):
@@ -125,7 +126,12 @@ class Server:
 
     With `attach=False` no client is attached (`ring` is None): open `Ring(server.ring_path)` yourself, e.g. in
     another process. The server is told `--owner-pid` (this process): if this process dies, the server stops and unlinks the
-    ring within 0.1 s. `events` collects the server's JSON status lines."""
+    ring within 0.1 s. `events` collects the server's JSON status lines; `timings` the start-up's steps in ms: `start_ms`
+    (this process's launch to the ring ready), the server's own (`jvm_ms`, `dataset_open_ms`, `loader_open_ms`,
+    `ring_ready_ms`) and, once a batch was published, `first_batch_ms` (epoch command to the first batch published).
+
+    `dtype` ("uint8", "float32", "float16", "bfloat16", or the torch dtype), `layout` ("NHWC", "NCHW"), `mean` and
+    `std` ask the server for batches in that format (docs/RING.md, "Pixels"): the crop kernel writes them."""
 
     def __init__(self, dataset, ring=None, command=None, ready_timeout=600.0, pin_memory=False, eval=False,
                  attach=True, extra_args=(), **options):
@@ -139,13 +145,19 @@ class Server:
             if key not in _OPTION_NAMES:
                 raise TypeError("unknown pinshard serve option %r (known: %s)" % (key, ", ".join(_OPTION_NAMES)))
             if isinstance(value, (tuple, list)):  # a range such as scale=(0.6, 1.0) -> "--scale 0.6,1.0"
-                value = ",".join(str(v) for v in value)
+                value = ",".join(repr(float(v)) if key in ("mean", "std") else str(v) for v in value)
+            elif key == "dtype":
+                value = str(value).rsplit(".", 1)[-1]  # torch.float32 -> float32
+            elif key in ("mean", "std"):
+                value = repr(float(value))
             args += [_OPTION_NAMES[key], str(value)]
         if eval:
             args.append("--eval")
         args += list(extra_args)
         self.events = []
+        self.timings = {}
         self._ready = threading.Event()
+        launched = time.monotonic()
         # A session of its own: a Ctrl-C in the terminal reaches this process (KeyboardInterrupt, then stop() below),
         # not the server behind its back; stop() ends the whole group if the server does not go by itself.
         # The trainer writes the step log (PinshardDataset): the server's own loader must not log as a second job.
@@ -172,6 +184,7 @@ class Server:
             # REPL or notebook its owner, this process, lives on; so it goes now.
             self.stop()
             raise
+        self.timings["start_ms"] = (time.monotonic() - launched) * 1000.0
         if attach:
             try:
                 self.ring = Ring(self.ring_path, pin_memory=pin_memory, process=self.process)
@@ -188,7 +201,10 @@ class Server:
                     continue
                 self.events.append(event)
                 if event.get("event") == "ready":
+                    self.timings.update(event.get("timings") or {})
                     self._ready.set()
+                elif event.get("event") == "first_batch":
+                    self.timings["first_batch_ms"] = event.get("ms_since_command")
 
     def _read_errors(self):
         with self.process.stderr as lines:  # less the JVM's notice, of no use to the user, that opened every error

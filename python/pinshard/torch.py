@@ -24,6 +24,8 @@ __all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", 
 
 _CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 _FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+# What `pinshard serve --dtype` writes: a CPU dataset of one of these gets its batches finished by the server.
+_SERVER_DTYPES = (torch.uint8, torch.float32, torch.float16, torch.bfloat16)
 _Triple = Union[float, Sequence[float]]
 
 
@@ -50,6 +52,12 @@ def normalisation(mean: Optional[_Triple], std: Optional[_Triple], layout: str,
     scale = (1.0 / (255.0 * std_t)).to(torch.float32).view(shape).to(device)
     shift = (-mean_t / std_t).to(torch.float32).view(shape).to(device)
     return scale, shift
+
+
+def _triple(values: _Triple) -> Tuple[float, float, float]:
+    """mean/std as three floats (one value stands for all three channels)."""
+    listed = [float(v) for v in torch.as_tensor(values, dtype=torch.float64).expand(3).tolist()]
+    return listed[0], listed[1], listed[2]
 
 
 def _dtype_error(dtype: Any) -> str:
@@ -87,8 +95,13 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     `len()`), stopped by `close()` or when this process ends (the server watches its owner pid).
 
     Yields `(images, labels)`: images `dtype` in `layout`, normalised when float (see `to_training`), labels int64,
-    both new tensors on `device` that stay valid (the ring slot goes back to the server at once). `copy=False`
-    with dtype uint8 and layout NHWC yields the ring's own zero-copy views instead, valid until the next batch.
+    both new tensors on `device` that stay valid (the ring slot goes back to the server at once). On the CPU the
+    server writes the finished values (`pinshard serve --dtype/--layout/--mean/--std`: its crop kernel converts each
+    row as it writes it), so this process only copies them out of the ring; `copy=False` yields the ring's own
+    zero-copy views instead, valid until the next batch. float64, and device="cuda" (uint8 crosses PCIe, the GPU
+    converts), convert here with `to_training`, as does a pass on uint8 pixels (see `_trainer_converts`).
+    `timings` holds the start-up's steps (ms; see `pinshard.server.Server`) and `first_batch_ms`: the first
+    `iter()`, server start included, to its first batch in hand.
     With `fields=["caption", ...]` (record fields of the dataset, docs/fields.md) it yields `(images, labels,
     fields)`: `fields[name]` is a list of `str` for text, a tensor `[N, length]` for a fixed-length numeric field, a
     list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
@@ -153,14 +166,21 @@ class PinshardDataset(torch.utils.data.IterableDataset):
             raise ValueError(_dtype_error(dtype))
         if dtype == torch.uint8 and (mean is not None or std is not None):
             raise ValueError("mean/std need a float dtype: uint8 batches are pixels")
-        if not copy and (dtype != torch.uint8 or layout != "NHWC"):
-            raise ValueError("copy=False is for dtype=torch.uint8, layout=\"NHWC\" (the ring's own format) only")
         self.path = dataset_location(path)
         self.batch_size, self.crop, self.dtype, self.layout = batch_size, crop, dtype, layout
         self.mean, self.std, self.copy, self.seed = mean, std, copy, seed
         self.device = self._device(device)
         normalisation(mean, std, layout)  # checks std now, not at the first batch
+        if not copy and self._trainer_converts():
+            raise ValueError("copy=False hands out the ring's own views: for a CPU dataset of dtype uint8, float32, "
+                             "float16 or bfloat16 (the server writes those), not %s on %s" % (dtype, self.device))
         options = dict(batch=batch_size, crop=crop, order=order, seed=seed)
+        if not self._trainer_converts():
+            options.update(dtype=str(dtype).rsplit(".", 1)[-1], layout=layout)
+            if mean is not None:
+                options["mean"] = _triple(mean)
+            if std is not None:
+                options["std"] = _triple(std)
         if workers is None:
             cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
             workers = max(1, cpus // max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1"))))
@@ -181,6 +201,29 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._server: Optional[Server] = None
         self._running: Optional[Iterator[Tuple[torch.Tensor, torch.Tensor]]] = None
         self._epoch, self._consumed = 0, 0
+        self._first_batch_ms: Optional[float] = None
+
+    def _trainer_converts(self) -> bool:
+        """Whether this process makes the training tensors from uint8 NHWC ring batches (`to_training`), rather than
+        asking the server for the finished values: on a GPU (uint8 crosses PCIe), for float64 (the server writes up to
+        32 bits), and for any pass that needs the uint8 pixels in this process (colour jitter, grayscale: the server
+        cannot apply them yet, so with them the ring stays uint8)."""
+        return self.device.type != "cpu" or self.dtype not in _SERVER_DTYPES or self._needs_uint8_pixels()
+
+    def _needs_uint8_pixels(self) -> bool:
+        """A trainer-side pass over uint8 pixels (colour jitter, grayscale) is asked for: the switch that keeps the
+        ring uint8 NHWC for it."""
+        return self._jitter is not None
+
+    @property
+    def timings(self) -> Dict[str, float]:
+        """Start-up steps in ms: the server's (`start_ms`, `jvm_ms`, `dataset_open_ms`, `loader_open_ms`,
+        `ring_ready_ms`, `first_batch_ms`: see `pinshard.server.Server.timings`) and `first_iter_ms`, from the first
+        `iter()` (which starts the server) to its first batch in hand. Empty before the server starts."""
+        out = dict(self._server.timings) if self._server is not None else {}
+        if self._first_batch_ms is not None:
+            out["first_iter_ms"] = self._first_batch_ms
+        return out
 
     @staticmethod
     def _device(device: Union[str, torch.device]) -> torch.device:
@@ -207,7 +250,22 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                                   ready_timeout=self._ready_timeout,
                                   extra_args=["--drop-last"] if self._drop_last else [],
                                   rank=rank, world=world, **self._options)
+            self._check_pixels(self._server.ring)
         return self._server.ring
+
+    def _check_pixels(self, ring: Any) -> None:
+        """The ring holds the pixels this dataset asked for (a server that wrote others would be read wrongly)."""
+        if self._trainer_converts():
+            wanted: Tuple[Any, ...] = (torch.uint8, "NHWC", (0.0,) * 3, (1.0,) * 3)
+        else:
+            plain = self.dtype == torch.uint8
+            wanted = (self.dtype, self.layout, (0.0,) * 3 if plain or self.mean is None else _triple(self.mean),
+                      (1.0,) * 3 if plain or self.std is None else _triple(self.std))
+        found = (ring.dtype, ring.layout, tuple(ring.mean), tuple(ring.std))
+        if found != wanted:
+            self.close()
+            raise RingError("the server wrote %s %s mean %s std %s; this dataset asked for %s %s mean %s std %s"
+                            % (found + wanted))
 
     def _server_rank_world(self) -> Tuple[int, int]:
         rank, world = rank_and_world()
@@ -284,6 +342,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                                % (info.num_workers, info.num_workers))
         if self._running is not None:
             self._running.close()  # a loop left with `break`: its held slot goes back before the next epoch starts
+        started = time.monotonic() if self._first_batch_ms is None else None
         ring = self._ring()
         if self._consumed >= ring.batches_per_epoch:  # a state saved after an epoch's last batch
             self._epoch, self._consumed = self._epoch + 1, 0
@@ -292,7 +351,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                                    "worldSize": self.world_size, "rank": self.rank}, auto_release=False)
         else:
             batches = ring.epoch(self._epoch, auto_release=False)
-        self._running = self._batches(batches)
+        self._running = self._batches(batches, started)
         return self._running
 
     def _convert(self, images: torch.Tensor, batch: Any, scale: torch.Tensor, shift: torch.Tensor,
@@ -303,8 +362,9 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
         return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
 
-    def _batches(self, batches) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+    def _batches(self, batches, started: Optional[float]) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
         cuda = self.device.type == "cuda"
+        finished = not self._trainer_converts()  # the server wrote the training values: copy them out, or view them
         scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
         pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
         guard = self._guard
@@ -325,6 +385,10 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     if pending is not None:
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
+                elif finished:
+                    images = batch.images.clone()
+                    labels = batch.labels.long()
+                    batch_to_release = batch
                 else:
                     images = self._convert(batch.images, batch, scale, shift, chunk=_CPU_JITTER_CHUNK)
                     labels = batch.labels.long()
@@ -341,6 +405,8 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 self._consumed += 1
                 arrived = time.perf_counter()
                 guard.arrived(arrived - resumed, arrived, batch.epoch, labels.shape[0])
+                if started is not None:
+                    self._first_batch_ms, started = (time.monotonic() - started) * 1000.0, None
                 yield (images, labels) if fields is None else (images, labels, fields)
                 resumed = time.perf_counter()
             self._epoch, self._consumed = self._epoch + 1, 0

@@ -82,7 +82,7 @@ class DatasetArguments(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "mean/std need a float dtype"):
             PinshardDataset("unused", dtype=torch.uint8, mean=MEAN, std=STD)
         with self.assertRaisesRegex(ValueError, "copy=False"):
-            PinshardDataset("unused", copy=False)
+            PinshardDataset("unused", dtype=torch.float64, copy=False)
         with self.assertRaisesRegex(ValueError, "layout"):
             PinshardDataset("unused", layout="CHW")
         with self.assertRaisesRegex(ValueError, "not 'float32' \\(a str\\)"):  # quoted: not read as the valid one

@@ -228,7 +228,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("dataset", dataset.location());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
-        result.put("mb_per_s", images * (double) options.crop() * options.crop() * 3 / 1e6 / elapsed);
+        result.put("mb_per_s", images * (double) options.imageBytes() / 1e6 / elapsed);
         result.put("source_mb_per_s", (after.sourceMegabytesPerSecond() * after.seconds()
             - before.sourceMegabytesPerSecond() * before.seconds()) / elapsed);
         result.put("data_wait_pct", after.dataWaitPercent());

@@ -3,6 +3,7 @@ package io.pinshard.cli;
 import io.pinshard.reader.CrcCheck;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.loader.options.Resampler;
 import io.pinshard.loader.options.SampleOrder;
 import picocli.CommandLine.Mixin;
@@ -92,6 +93,23 @@ final class LoaderOptionsMixin {
         + "box when at least this share of its area stays in the crop (default ${DEFAULT-VALUE}: any visible part).")
     double boxMinVisible;
 
+    @Option(names = "--dtype", defaultValue = "uint8", paramLabel = "TYPE", description = "What the batches' pixels "
+        + "are: uint8 (the crop's bytes), or float32, float16 or bfloat16 written by the crop kernel, (x / 255 - mean) "
+        + "/ std per channel (default ${DEFAULT-VALUE}).")
+    String dtype;
+
+    @Option(names = "--layout", defaultValue = "NHWC", paramLabel = "NHWC|NCHW", description = "Memory order of each "
+        + "image: NHWC (RGB per pixel) or NCHW (three planes) (default ${DEFAULT-VALUE}).")
+    String layout;
+
+    @Option(names = "--mean", split = ",", paramLabel = "R,G,B", hideParamSyntax = true, description = "Float "
+        + "dtypes: per-channel mean of a [0, 1] image, as torchvision's Normalize (default 0).")
+    double[] mean;
+
+    @Option(names = "--std", split = ",", paramLabel = "R,G,B", hideParamSyntax = true, description = "Float "
+        + "dtypes: per-channel std of a [0, 1] image, each > 0 (default 1).")
+    double[] std;
+
     /**
      * A builder holding these options; callers add what is theirs (allocator, data-wait guard).
      *
@@ -136,7 +154,18 @@ final class LoaderOptionsMixin {
         if (interleave != null) {
             builder.quasiRandomInterleave(interleave);
         }
-        return builder;
+        return builder.pixels(pixels());
+    }
+
+    /** --dtype, --layout, --mean and --std as a format (uint8 NHWC by default). */
+    PixelFormat pixels() {
+        PixelFormat.Layout order;
+        try {
+            order = PixelFormat.Layout.valueOf(layout.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--layout must be NHWC or NCHW, not \"" + layout + "\"", e);
+        }
+        return PixelFormat.of(PixelFormat.parseDType(dtype), order, mean, std);
     }
 
     private static double[] pair(String option, double[] values) {

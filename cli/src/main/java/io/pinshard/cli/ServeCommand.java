@@ -9,6 +9,7 @@ import io.pinshard.serve.RingServer;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -64,14 +65,22 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        long entered = System.currentTimeMillis();
         PrintWriter out = spec.commandLine().getOut();
         checkOptions();
         Path ringPath = RingDirectory.resolve(ring, ProcessHandle.current().pid());
         LoaderOptions options = loaderOptions.builder().build();
         RingServer.Settings settings = new RingServer.Settings((long) Math.min(clientTimeout * 1e9, Long.MAX_VALUE),
             ownerPid == null ? 0 : ownerPid, once);
+        long opening = System.nanoTime();
         try (Dataset dataset = location.open(directory)) {
-            RingServer server = RingServer.start(dataset, options, ringPath, settings, event -> print(out, event));
+            double datasetMillis = (System.nanoTime() - opening) / 1e6;
+            RingServer server = RingServer.start(dataset, options, ringPath, settings, event -> {
+                if ("ready".equals(event.get("event")) && event.get("timings") instanceof Map<?, ?> steps) {
+                    event.put("timings", startupSteps(entered, datasetMillis, steps));
+                }
+                print(out, event);
+            });
             Thread hook = new Thread(server::close, "pinshard-serve-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             try {
@@ -113,6 +122,19 @@ final class ServeCommand implements Callable<Integer> {
                 + "server stops when it exits, so it would stop at once)");
         }
         location.cacheLimit();
+    }
+
+    /**
+     * The ready event's timings, in the order they happened: jvm_ms (process start to this command, the JVM's own
+     * start-up and the launcher's), dataset_open_ms, then the server's (loader_open_ms, ring_ready_ms).
+     */
+    private static Map<String, Object> startupSteps(long entered, double datasetMillis, Map<?, ?> server) {
+        Map<String, Object> steps = new LinkedHashMap<>();
+        long started = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L);
+        steps.put("jvm_ms", started > 0 ? (double) (entered - started) : -1.0);
+        steps.put("dataset_open_ms", datasetMillis);
+        server.forEach((key, value) -> steps.put(String.valueOf(key), value));
+        return steps;
     }
 
     private synchronized void print(PrintWriter out, Map<String, Object> event) {

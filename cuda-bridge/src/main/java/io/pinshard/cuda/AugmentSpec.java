@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.DType;
 import java.util.Arrays;
 
 /**

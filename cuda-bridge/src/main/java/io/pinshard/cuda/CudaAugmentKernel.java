@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.DType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.DType;
 import io.pinshard.memory.HostBatch;
 import io.pinshard.memory.NativeRegion;
 import org.agrona.CloseHelper;

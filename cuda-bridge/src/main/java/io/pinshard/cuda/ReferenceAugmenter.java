@@ -1,5 +1,7 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.DType;
+import io.pinshard.memory.HalfFloats;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**

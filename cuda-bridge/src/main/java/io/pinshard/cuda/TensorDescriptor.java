@@ -1,5 +1,7 @@
 package io.pinshard.cuda;
 
+import io.pinshard.memory.DType;
+
 /**
  * A DLPack-like description of one tensor in device memory: enough for a trainer to wrap it without copying
  * (PyTorch {@code from_blob(data, shape, strides, options)}, DJL, or a real {@code DLManagedTensor}).

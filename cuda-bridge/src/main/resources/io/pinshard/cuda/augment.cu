@@ -11,7 +11,7 @@ __device__ __forceinline__ float pinshard_clamp01(float x) {
     return fminf(fmaxf(x, 0.0f), 1.0f);
 }
 
-// IEEE binary16 with round-to-nearest-even: the same bit arithmetic as io.pinshard.cuda.HalfFloats.toFloat16.
+// IEEE binary16 with round-to-nearest-even: the same bit arithmetic as io.pinshard.memory.HalfFloats.toFloat16.
 __device__ __forceinline__ unsigned short pinshard_to_f16(float f) {
     unsigned int bits = __float_as_uint(f);
     unsigned int sign = (bits >> 16) & 0x8000u;
@@ -46,7 +46,7 @@ __device__ __forceinline__ unsigned short pinshard_to_f16(float f) {
     return (unsigned short) half;
 }
 
-// bfloat16 with round-to-nearest-even: io.pinshard.cuda.HalfFloats.toBfloat16.
+// bfloat16 with round-to-nearest-even: io.pinshard.memory.HalfFloats.toBfloat16.
 __device__ __forceinline__ unsigned short pinshard_to_bf16(float f) {
     unsigned int bits = __float_as_uint(f);
     if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {

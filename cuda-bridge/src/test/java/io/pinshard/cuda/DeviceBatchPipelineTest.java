@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.DType;
 import io.pinshard.memory.HeapCounter;
 import java.util.ArrayList;
 import java.util.List;

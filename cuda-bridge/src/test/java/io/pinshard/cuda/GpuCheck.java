@@ -1,6 +1,7 @@
 package io.pinshard.cuda;
 
 import io.pinshard.memory.AddressPointer;
+import io.pinshard.memory.DType;
 import io.pinshard.memory.HostMemoryAllocator;
 import io.pinshard.memory.NativeRegion;
 import java.io.IOException;

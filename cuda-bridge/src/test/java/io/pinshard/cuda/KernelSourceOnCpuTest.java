@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.memory.DType;
 import io.pinshard.memory.HostMemoryAllocator;
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.memory.DType;
+import io.pinshard.memory.HalfFloats;
 import io.pinshard.memory.HostBatch;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

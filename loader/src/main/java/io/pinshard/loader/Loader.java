@@ -370,7 +370,7 @@ public final class Loader implements AutoCloseable {
             long nanos = control.runNanos();
             long images = control.images();
             double seconds = nanos / 1e9;
-            long imageBytes = (long) options.crop() * options.crop() * 3;
+            long imageBytes = options.imageBytes();
             double perSecond = seconds > 0 ? 1 / seconds : 0;
             double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET)
                 / ((double) nanos * options.workers()) : 0;

@@ -24,9 +24,9 @@ public final class RecordCropper implements AutoCloseable {
         this.processor = new SampleProcessor(options, dataset);
     }
 
-    /** Bytes {@link #crop} writes: crop x crop x 3 (RGB). */
+    /** Bytes {@link #crop} writes: crop x crop x 3 (RGB) values of the options' {@link LoaderOptions#pixels()}. */
     public long cropBytes() {
-        return (long) options.crop() * options.crop() * 3;
+        return options.imageBytes();
     }
 
     /** Writes {@code record}'s crop in {@code epoch} ({@link #cropBytes()} bytes) to {@code destination}. */

@@ -39,7 +39,11 @@ public final class RecordDecoder implements AutoCloseable {
 
     private final CrcCheck crcCheck;
     private final Crc32c crc = new Crc32c();
-    private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
+    /**
+     * Made by the first lz4 record: lz4-java's native library (extracted from its jar and loaded) is start-up time a
+     * decoder of raw or jpeg records never needs.
+     */
+    private LZ4SafeDecompressor lz4;
     private final UnsafeBuffer addressView = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
     private ByteBuffer payloadMemory;
@@ -216,6 +220,9 @@ public final class RecordDecoder implements AutoCloseable {
         }
         int written;
         try {
+            if (lz4 == null) {
+                lz4 = LZ4Factory.fastestInstance().safeDecompressor();
+            }
             written = lz4.decompress(payloadMemory, 0, record.payloadLength(), decodedMemory, 0, decoded);
         } catch (LZ4Exception e) {
             throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, "lz4 block is malformed: " + e.getMessage());

@@ -2,6 +2,8 @@ package io.pinshard.serve;
 
 import static org.agrona.BitUtil.CACHE_LINE_LENGTH;
 
+import io.pinshard.loader.options.PixelFormat;
+import io.pinshard.memory.DType;
 import java.nio.charset.StandardCharsets;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
@@ -13,14 +15,14 @@ import org.agrona.concurrent.AtomicBuffer;
  * running sums. The normative text, with the memory-ordering contract, is {@code docs/RING.md}.
  *
  * <pre>
- *  0          128        256          512        640                                 slotsOffset (4096-aligned)
- *  +----------+----------+------------+----------+-----------+-----+--------+------+----------------+-----+----------+
- *  | header   | server   | message    | client   | slot hdr 0| ... | fields | pad  | slot 0 data    | ... | slot S-1 |
- *  | (once)   | block    | (UTF-8)    | block    | 128 B each|     | block  | to   | images, labels,| ... | data     |
- *  |          |          |            |          |           |     | 4096 B | page | ids, fields    |     |          |
- *  +----------+----------+------------+----------+-----------+-----+--------+------+----------------+-----+----------+
- *   server    server      server       client     server writes     server          loader workers write
- *   writes    writes      writes       writes     RELEASED: client  (once)          (while the server holds the slot)
+ *  0          128        256          512        640        768                               slotsOffset (page)
+ *  +----------+----------+------------+----------+----------+-----------+-----+--------+------+--------------+----+
+ *  | header   | server   | message    | client   | pixels   | slot hdr 0| ... | fields | pad  | slot 0 data  | ...|
+ *  | (once)   | block    | (UTF-8)    | block    | (once)   | 128 B each|     | block  | to   | images,      |    |
+ *  |          |          |            |          |          |           |     | 4096 B | page | labels, ids, |    |
+ *  +----------+----------+------------+----------+----------+-----------+-----+--------+------+--------------+----+
+ *   server    server      server       client     server     server writes     server          loader workers write
+ *   writes    writes      writes       writes     writes     RELEASED: client  (once)          (while the server holds it)
  *
  *  Header (written before the file is renamed into place; read-only afterwards)
  *   0 MAGIC "PINSRING" | 8 VERSION i32 | 12 HEADER_LENGTH i32 | 16 FILE_LENGTH i64 | 24 SLOT_COUNT i32
@@ -33,7 +35,10 @@ import org.agrona.concurrent.AtomicBuffer;
  *  many bytes of UTF-8 JSON, one object per field a batch carries (RingFields), offsets relative to a slot's data:
  *  [{"name", "type", "length", "boxes", "stride", "lengths", "values"}]; length 0 and no bytes when FIELD_COUNT is 0.
  *
- *  Server block (128)          Client block (512)           Slot header s (640 + 128 s)
+ *  Pixels block (640, written once with the header): DTYPE_CODE i32 | DTYPE_BITS i32 (DLPack: uint8 1/8, float32
+ *  2/32, float16 2/16, bfloat16 4/16) | LAYOUT i32 (0 NHWC, 1 NCHW) | 656 MEAN 3 x f64 | 680 STD 3 x f64
+ *
+ *  Server block (128)          Client block (512)           Slot header s (768 + 128 s)
  *   +0 STATUS i32               +0 CLIENT_PID i64             +0 SEQUENCE i64 (release; 0 = never used)
  *   +8 HEARTBEAT i64            +8 SESSION i64 (release)      +8 STREAM i64 (the command it answers)
  *  +16 ATTACHED_SESSION i64    +16 CLIENT_HEARTBEAT i64      +16 INDEX i64 (batch number in its epoch)
@@ -59,8 +64,11 @@ import org.agrona.concurrent.AtomicBuffer;
 public final class RingDescriptor {
     /** "PINSRING" in ASCII, the first eight bytes of every ring file. */
     public static final byte[] MAGIC = "PINSRING".getBytes(StandardCharsets.US_ASCII);
-    /** The ring version this server writes and the only one it reads (2: CLASS_COUNT, issue 24; 3: fields). */
-    public static final int VERSION = 3;
+    /**
+     * The ring version this server writes and the only one it reads (2: CLASS_COUNT, issue 24; 3: fields; 4: the
+     * pixels block, issue 41).
+     */
+    public static final int VERSION = 4;
 
     /** Spacing of blocks written by different parties: two cache lines. */
     public static final int BLOCK_LENGTH = 2 * CACHE_LINE_LENGTH;
@@ -139,8 +147,25 @@ public final class RingDescriptor {
     public static final int COMMAND_START_BATCH_OFFSET = COMMAND_EPOCH_OFFSET + Long.BYTES;
     public static final int COMMAND_OFFSET = COMMAND_START_BATCH_OFFSET + Long.BYTES;
 
+    // Pixels block: what a slot's images are (element type, layout, normalisation); written once with the header
+    public static final int PIXELS_BLOCK_OFFSET = CLIENT_BLOCK_OFFSET + BLOCK_LENGTH;
+    /** Element type as DLPack spells it: type code (DTYPE_CODE_*) and bits. */
+    public static final int DTYPE_CODE_OFFSET = PIXELS_BLOCK_OFFSET;
+    public static final int DTYPE_BITS_OFFSET = DTYPE_CODE_OFFSET + Integer.BYTES;
+    /** LAYOUT_NHWC or LAYOUT_NCHW. */
+    public static final int LAYOUT_OFFSET = DTYPE_BITS_OFFSET + Integer.BYTES;
+    /** Three f64 each, R G B, in torchvision's units (of a [0, 1] image); 0 and 1 without normalisation. */
+    public static final int MEAN_OFFSET = LAYOUT_OFFSET + 2 * Integer.BYTES;
+    public static final int STD_OFFSET = MEAN_OFFSET + 3 * Double.BYTES;
+    public static final int PIXELS_END = STD_OFFSET + 3 * Double.BYTES;
+    public static final int LAYOUT_NHWC = 0;
+    public static final int LAYOUT_NCHW = 1;
+    public static final int DTYPE_CODE_UINT = DType.UINT8.dlpackCode();
+    public static final int DTYPE_CODE_FLOAT = DType.FLOAT32.dlpackCode();
+    public static final int DTYPE_CODE_BFLOAT = DType.BFLOAT16.dlpackCode();
+
     // Slot headers
-    public static final int SLOT_HEADERS_OFFSET = CLIENT_BLOCK_OFFSET + BLOCK_LENGTH;
+    public static final int SLOT_HEADERS_OFFSET = PIXELS_BLOCK_OFFSET + BLOCK_LENGTH;
     public static final int SLOT_HEADER_LENGTH = BLOCK_LENGTH;
     public static final int SLOT_SEQUENCE_OFFSET = 0;
     public static final int SLOT_STREAM_OFFSET = SLOT_SEQUENCE_OFFSET + Long.BYTES;
@@ -257,6 +282,12 @@ public final class RingDescriptor {
             throw new RingFormatException(what + " has an inconsistent fields block: FIELD_COUNT " + fields
                 + ", " + jsonLength + " bytes of description (0.." + FIELDS_JSON_MAX_BYTES + ")");
         }
+        if (header.pixels() == null) {
+            throw new RingFormatException(what + " has an unknown pixel format: DTYPE " + header.dtypeCode() + "/"
+                + header.dtypeBits() + " bits, LAYOUT " + header.layout() + ", mean " + header.mean(0) + ", "
+                + header.mean(1) + ", " + header.mean(2) + ", std " + header.std(0) + ", " + header.std(1) + ", "
+                + header.std(2));
+        }
         int capacity = header.capacity();
         if (capacity < 1 || header.height() < 1 || header.width() < 1 || header.channels() != 3
             || capacity * header.imageBytes() > stride) {
@@ -283,7 +314,9 @@ public final class RingDescriptor {
         if (size < 1 || size > capacity) {
             throw new RingFormatException(what + ": slot " + slot + " holds " + size + " samples (1.." + capacity + ")");
         }
-        checkArray(what, slot, "images", header.imagesOffset(), size * ring.imageBytes(), 1, start, end);
+        long imageBytes = ring.imageBytes();
+        int element = (int) (imageBytes / ((long) ring.height() * ring.width() * ring.channels()));
+        checkArray(what, slot, "images", header.imagesOffset(), size * imageBytes, element, start, end);
         checkArray(what, slot, "labels", header.labelsOffset(), (long) size * Integer.BYTES, Integer.BYTES, start,
             end);
         checkArray(what, slot, "sample ids", header.idsOffset(), (long) size * Long.BYTES, Long.BYTES, start, end);

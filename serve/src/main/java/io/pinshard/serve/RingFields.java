@@ -32,10 +32,13 @@ public final class RingFields {
     private RingFields() {
     }
 
-    /** The block's entries for a loader carrying {@code selection} from a dataset with {@code schema}. */
-    public static List<Entry> describe(FieldSelection selection, List<FieldSchema> schema, int capacity, int crop) {
+    /**
+     * The block's entries for a loader carrying {@code selection} from a dataset with {@code schema}, in slots of
+     * {@code capacity} images of {@code imageBytes} each.
+     */
+    public static List<Entry> describe(FieldSelection selection, List<FieldSchema> schema, int capacity,
+                                       long imageBytes) {
         List<Entry> entries = new ArrayList<>();
-        long imageBytes = (long) crop * crop * 3;
         for (int f = 0; f < selection.count(); f++) {
             String name = selection.names().get(f);
             FieldSchema field = schema.get(FieldSchema.indexOf(schema, name));

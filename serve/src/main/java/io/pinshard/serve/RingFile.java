@@ -257,7 +257,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
             .rank(geometry.rank())
             .worldSize(geometry.worldSize())
             .classCount(geometry.classCount())
-            .fields(geometry.fields().size(), RingFields.json(geometry.fields()));
+            .fields(geometry.fields().size(), RingFields.json(geometry.fields()))
+            .pixels(geometry.pixels());
         checkHeader(b, b.capacity(), "ring " + tempPath); // what a client will check, checked once here
         b.getBytes(0, publishedHeader);
         published = true;
@@ -414,7 +415,8 @@ public final class RingFile extends RegionCountingAllocator implements AutoClose
     /** What the header says about the batches, known once the loader is built. */
     public record RingGeometry(int capacity, int crop, boolean eval, long batchesPerEpoch, long samplesPerEpoch,
                                long records, long seed, int rank, int worldSize, int classCount,
-                               java.util.List<RingFields.Entry> fields) {
+                               java.util.List<RingFields.Entry> fields,
+                               io.pinshard.loader.options.PixelFormat pixels) {
     }
 
     private static final class Slot extends OwnedRegion {

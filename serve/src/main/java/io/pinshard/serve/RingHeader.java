@@ -2,6 +2,8 @@ package io.pinshard.serve;
 
 import static io.pinshard.serve.RingDescriptor.*;
 
+import io.pinshard.loader.options.PixelFormat;
+import io.pinshard.memory.DType;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -121,9 +123,13 @@ public final class RingHeader {
         return this;
     }
 
-    /** Bytes of one image: height x width x channels, in 64 bits (the fields are not trusted to be small). */
+    /**
+     * Bytes of one image: height x width x channels values of DTYPE_BITS, in 64 bits (the fields are not trusted to be
+     * small; a pixel format {@link #pixels()} does not know counts 0 bytes per value).
+     */
     public long imageBytes() {
-        return (long) height() * width() * channels();
+        PixelFormat pixels = pixels();
+        return (long) height() * width() * channels() * (pixels == null ? 0 : pixels.elementBytes());
     }
 
     public int flags() {
@@ -272,6 +278,61 @@ public final class RingHeader {
         fieldCount(count);
         buffer.putInt(block + FIELDS_JSON_LENGTH_OFFSET, utf8.length);
         buffer.putBytes(block + FIELDS_JSON_OFFSET, utf8);
+        return this;
+    }
+
+    public int dtypeCode() {
+        return buffer.getInt(offset + DTYPE_CODE_OFFSET);
+    }
+
+    public int dtypeBits() {
+        return buffer.getInt(offset + DTYPE_BITS_OFFSET);
+    }
+
+    public int layout() {
+        return buffer.getInt(offset + LAYOUT_OFFSET);
+    }
+
+    public double mean(int channel) {
+        return buffer.getDouble(offset + MEAN_OFFSET + channel * Double.BYTES);
+    }
+
+    public double std(int channel) {
+        return buffer.getDouble(offset + STD_OFFSET + channel * Double.BYTES);
+    }
+
+    /** The pixels block as a format, or null when it holds none a server writes (an unknown type, a bad std). */
+    public PixelFormat pixels() {
+        DType type = null;
+        for (DType candidate : DType.values()) {
+            if (candidate.dlpackCode() == dtypeCode() && candidate.bits() == dtypeBits()) {
+                type = candidate;
+            }
+        }
+        int layout = layout();
+        if (type == null || layout != LAYOUT_NHWC && layout != LAYOUT_NCHW) {
+            return null;
+        }
+        double[] mean = {mean(0), mean(1), mean(2)};
+        double[] std = {std(0), std(1), std(2)};
+        boolean plain = mean[0] == 0 && mean[1] == 0 && mean[2] == 0 && std[0] == 1 && std[1] == 1 && std[2] == 1;
+        try {
+            return PixelFormat.of(type, layout == LAYOUT_NHWC ? PixelFormat.Layout.NHWC : PixelFormat.Layout.NCHW,
+                plain ? null : mean, plain ? null : std);
+        } catch (IllegalArgumentException notAFormat) {
+            return null;
+        }
+    }
+
+    /** Writes the pixels block. */
+    public RingHeader pixels(PixelFormat pixels) {
+        buffer.putInt(offset + DTYPE_CODE_OFFSET, pixels.dtype().dlpackCode());
+        buffer.putInt(offset + DTYPE_BITS_OFFSET, pixels.dtype().bits());
+        buffer.putInt(offset + LAYOUT_OFFSET, pixels.layout() == PixelFormat.Layout.NHWC ? LAYOUT_NHWC : LAYOUT_NCHW);
+        for (int c = 0; c < 3; c++) {
+            buffer.putDouble(offset + MEAN_OFFSET + c * Double.BYTES, pixels.mean(c));
+            buffer.putDouble(offset + STD_OFFSET + c * Double.BYTES, pixels.std(c));
+        }
         return this;
     }
 }

@@ -75,6 +75,11 @@ public final class RingServer implements AutoCloseable {
     private volatile boolean stopping;
     private volatile String failure;
     private Epoch epoch;
+    /** Start-up steps in ms (loader_open_ms, ring_ready_ms), reported in the ready event. */
+    private final Map<String, Object> timings = new LinkedHashMap<>();
+    /** When the publisher saw the current command (System.nanoTime), and whether a batch was published yet. */
+    private long commandSeenNanos;
+    private boolean firstBatchPublished;
     private long nextSequence = 1;
     private long reclaimed;
 
@@ -112,7 +117,10 @@ public final class RingServer implements AutoCloseable {
         this.heldSequence = new long[slots];
         Loader opened = null;
         try {
+            long begun = System.nanoTime();
             opened = Loader.open(dataset, this.options);
+            long loaderOpened = System.nanoTime();
+            timings.put("loader_open_ms", (loaderOpened - begun) / 1e6);
             this.loader = opened;
             this.buffer = ring.buffer();
             serverBlock.wrap(buffer, 0);
@@ -120,7 +128,9 @@ public final class RingServer implements AutoCloseable {
             ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
                 options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
                 options.seed(), options.rank(), options.worldSize(), dataset.classes().size(),
-                RingFields.describe(options.fields(), dataset.fields(), options.batchSize(), options.crop())));
+                RingFields.describe(options.fields(), dataset.fields(), options.batchSize(), options.imageBytes()),
+                options.pixels()));
+            timings.put("ring_ready_ms", (System.nanoTime() - loaderOpened) / 1e6);
         } catch (RuntimeException | Error e) {
             CloseHelper.quietClose(opened);
             ring.close(STATUS_FAILED);
@@ -144,8 +154,8 @@ public final class RingServer implements AutoCloseable {
                                    Consumer<Map<String, Object>> events) {
         RingServer server = new RingServer(dataset, options, ringPath, settings, events);
         server.event("ready", "ring", server.ring.path().toString(), "slots", server.slots, "batch",
-            options.batchSize(), "crop", options.crop(), "batches_per_epoch", server.loader.batchesPerEpoch(),
-            "records", dataset.size(), "pid", ProcessHandle.current().pid());
+            options.batchSize(), "crop", options.crop(), "pixels", options.pixels().describe(), "batches_per_epoch", server.loader.batchesPerEpoch(),
+            "records", dataset.size(), "pid", ProcessHandle.current().pid(), "timings", server.timings);
         server.control.start();
         server.publisher.start();
         return server;
@@ -196,6 +206,7 @@ public final class RingServer implements AutoCloseable {
                 awaitingCommand.reset();
                 idle.reset();
                 acked = command;
+                commandSeenNanos = System.nanoTime();
                 if (startStream(command)) {
                     stream(session, command, idle);
                 }
@@ -282,6 +293,10 @@ public final class RingServer implements AutoCloseable {
             header.sequenceRelease(sequence);
             serverBlock.publishedRelease(sequence);
             images += batch.size();
+            if (!firstBatchPublished) {
+                firstBatchPublished = true; // the start-up's last step: a client's first batch
+                event("first_batch", "ms_since_command", (System.nanoTime() - commandSeenNanos) / 1e6);
+            }
             if (attachedSession != session) {
                 reclaimAll(); // the control thread may have reclaimed before this batch was in held[]
                 return;

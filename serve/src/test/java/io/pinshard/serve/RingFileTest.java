@@ -3,6 +3,7 @@ package io.pinshard.serve;
 import static io.pinshard.serve.RingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.memory.NativeRegion;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,7 +51,8 @@ class RingFileTest {
             assertTrue(alignment.getMessage().contains("8192"), alignment.getMessage());
 
             assertFalse(Files.exists(path), "not under its name before publish");
-            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of()));
+            ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of(),
+                PixelFormat.UINT8_NHWC));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
             UnsafeBuffer header = ring.buffer();
             checkHeader(header, Files.size(path), path.toString());
@@ -69,7 +71,8 @@ class RingFileTest {
         Path path = temp.resolve("damaged.ring");
         RingFile ring = RingFile.prepare(path, 2);
         NativeRegion[] slots = {ring.allocate(10_000, 4096), ring.allocate(10_000, 4096)};
-        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of()));
+        ring.publish(new RingFile.RingGeometry(8, 16, false, 7, 50, 50, 3, 0, 1, 5, java.util.List.of(),
+                PixelFormat.UINT8_NHWC));
         assertTrue(ring.sharedWithOtherProcesses(), "the loader must write the ring through guarded copies only");
         assertNull(ring.damaged());
         long length = Files.size(path);

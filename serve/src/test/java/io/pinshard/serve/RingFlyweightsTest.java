@@ -49,7 +49,20 @@ class RingFlyweightsTest {
         int64(SERVER_START_MILLIS_OFFSET, h::serverStartMillis, h::serverStartMillis);
         int32(CLASS_COUNT_OFFSET, v -> h.classCount((int) v), h::classCount);
         h.height(224).width(200).channels(3);
+        assertEquals(0, h.imageBytes(), "no pixel format: no image bytes");
+        h.pixels(io.pinshard.loader.options.PixelFormat.UINT8_NHWC);
         assertEquals(224L * 200 * 3, h.imageBytes());
+        io.pinshard.loader.options.PixelFormat half = io.pinshard.loader.options.PixelFormat.of(
+            io.pinshard.memory.DType.FLOAT16, io.pinshard.loader.options.PixelFormat.Layout.NCHW,
+            new double[] {0.5, 0.25, 0.125}, new double[] {2, 4, 8});
+        h.pixels(half);
+        assertEquals(2, buffer.getInt(BASE + DTYPE_CODE_OFFSET));
+        assertEquals(16, buffer.getInt(BASE + DTYPE_BITS_OFFSET));
+        assertEquals(LAYOUT_NCHW, buffer.getInt(BASE + LAYOUT_OFFSET));
+        assertEquals(0.25, buffer.getDouble(BASE + MEAN_OFFSET + 8));
+        assertEquals(8, buffer.getDouble(BASE + STD_OFFSET + 16));
+        assertEquals(half, h.pixels());
+        assertEquals(224L * 200 * 3 * 2, h.imageBytes());
         h.slotsOffset(8192).slotStride(12_288);
         assertEquals(8192 + 2 * 12_288, h.slotOffset(2));
     }

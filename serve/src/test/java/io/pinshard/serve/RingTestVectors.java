@@ -2,6 +2,7 @@ package io.pinshard.serve;
 
 import static io.pinshard.serve.RingDescriptor.*;
 
+import io.pinshard.loader.options.PixelFormat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,6 +55,8 @@ final class RingTestVectors {
                 b.putInt(block + FIELDS_JSON_LENGTH_OFFSET, json.length());
                 b.putStringWithoutLengthAscii(block + FIELDS_JSON_OFFSET, json);
             }, "impossible field", "impossible field"),
+            new Vector("unknown-pixel-format.ring", b -> b.putInt(DTYPE_BITS_OFFSET, 64), "unknown pixel format",
+                "unknown pixel format"),
         }) {
             vectors.put(v.name(), v);
         }
@@ -90,7 +93,8 @@ final class RingTestVectors {
             .seed(7)
             .worldSize(1)
             .serverPid(1)
-            .classCount(CLASSES);
+            .classCount(CLASSES)
+            .pixels(PixelFormat.UINT8_NHWC);
         new RingServerBlock().wrap(b, 0).status(STATUS_READY).publishedRelease(1);
         long ids = labelsOffset() + 64;
         new RingSlotHeader().wrapSlot(b, 0).stream(1).size(CAPACITY).imagesOffset(slot).labelsOffset(labelsOffset())

@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.cuda.DType;
+import io.pinshard.memory.DType;
 import io.pinshard.cuda.DeviceBatch;
 import io.pinshard.cuda.DeviceBatchPipeline;
 import io.pinshard.cuda.DeviceType;

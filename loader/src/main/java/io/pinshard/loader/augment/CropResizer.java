@@ -10,6 +10,7 @@ import static org.bytedeco.opencv.global.opencv_imgproc.resize;
 
 import io.pinshard.jpeg.MatHeader;
 import io.pinshard.jpeg.OpenCvRuntime;
+import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.loader.options.Resampler;
 import java.lang.reflect.InvocationTargetException;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -28,11 +29,17 @@ import org.bytedeco.opencv.opencv_core.Size;
  * written by OpenCV: it resizes into a private image, which one JVM-guarded copy moves to the destination, so a
  * truncated ring faults as an {@link InternalError} instead of a SIGBUS in native code. The vector kernel writes
  * its rows with guarded copies anyway.
+ *
+ * <p>Pixels in another format than uint8 NHWC (a float type, NCHW: {@link PixelFormat}) are converted as they are
+ * written: the vector kernel converts each finished row on its way out ({@link PixelRows}); OpenCV's crops go to the
+ * private image first (one crop, about 150 KB at 224, which stays in L2) and are converted from there in one pass.
  */
 public final class CropResizer implements AutoCloseable {
     private final int crop;
     private final CropKernel kernel;
     private final boolean shared;
+    /** The last step of every crop: the kernel's rows, or scalar ones without a kernel. */
+    private final PixelRows rows;
     /** OpenCV's images, made by the first crop that needs them (see {@link OpenCvImages}); null until then. */
     private OpenCvImages opencv;
     private final UnsafeBuffer sharedDestination = new UnsafeBuffer(0, 0);
@@ -43,11 +50,17 @@ public final class CropResizer implements AutoCloseable {
 
     /** @param sharedDestination whether destinations are memory another process can change (see the class note) */
     public CropResizer(int crop, Resampler resampler, boolean sharedDestination) {
+        this(crop, resampler, sharedDestination, PixelFormat.UINT8_NHWC);
+    }
+
+    /** @param pixels the format the destination holds (uint8 NHWC: the crop as it is) */
+    public CropResizer(int crop, Resampler resampler, boolean sharedDestination, PixelFormat pixels) {
         this.crop = crop;
-        this.kernel = newKernel(resampler, crop);
-        this.shared = sharedDestination;
+        this.kernel = newKernel(resampler, crop, pixels);
+        this.rows = kernel != null ? kernel.rows() : new PixelRows(crop, pixels);
+        this.shared = sharedDestination || !pixels.isCrop(); // OpenCV writes a private crop, which rows convert
         if (kernel == null) {
-            this.opencv = new OpenCvImages(crop, sharedDestination); // every crop is OpenCV's: fail here, not later
+            this.opencv = new OpenCvImages(crop, shared); // every crop is OpenCV's: fail here, not later
         }
     }
 
@@ -88,8 +101,13 @@ public final class CropResizer implements AutoCloseable {
         }
         UnsafeBuffer stagedPixels = opencv.stagedPixels;
         opencv.cropInto(image, step, channels, box, stagedPixels.addressOffset());
-        sharedDestination.wrap(destination, stagedPixels.capacity());
-        sharedDestination.putBytes(0, stagedPixels, 0, stagedPixels.capacity());
+        if (rows.isCopy()) {
+            sharedDestination.wrap(destination, stagedPixels.capacity());
+            sharedDestination.putBytes(0, stagedPixels, 0, stagedPixels.capacity());
+            return;
+        }
+        sharedDestination.wrap(destination, Math.toIntExact(rows.imageBytes()));
+        rows.writeTile(stagedPixels, sharedDestination);
     }
 
     @Override
@@ -170,13 +188,14 @@ public final class CropResizer implements AutoCloseable {
         }
     }
 
-    /** A kernel for {@code crop}-pixel outputs, or null when {@code resampler} runs OpenCV. */
-    private static CropKernel newKernel(Resampler resampler, int crop) {
+    /** A kernel for {@code crop}-pixel outputs in {@code pixels}, or null when {@code resampler} runs OpenCV. */
+    private static CropKernel newKernel(Resampler resampler, int crop, PixelFormat pixels) {
         if (resampler.effective() != Resampler.VECTOR) {
             return null;
         }
         try {
-            return (CropKernel) Class.forName(Resampler.KERNEL_CLASS).getDeclaredConstructor(int.class).newInstance(crop);
+            return (CropKernel) Class.forName(Resampler.KERNEL_CLASS).getDeclaredConstructor(int.class,
+                PixelFormat.class).newInstance(crop, pixels);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("vector kernel failed to start: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {

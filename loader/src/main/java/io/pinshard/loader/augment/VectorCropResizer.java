@@ -1,5 +1,6 @@
 package io.pinshard.loader.augment;
 
+import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.loader.options.Resampler;
 import java.util.Arrays;
 import jdk.incubator.vector.ByteVector;
@@ -23,6 +24,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * backwards, so it costs nothing. Source rows are resized in pairs, so each block's tables serve two rows.
  * The vertical pass then blends two horizontally resized rows (each computed once per crop), 32 values
  * per step. Each pass rounds to 8 bits: results are within 2 grey levels of exact bilinear, 0.3 on average.
+ * Each finished row, still in an L1-sized buffer, goes to the destination through {@link VectorPixelRows}: as it is
+ * (uint8 NHWC) or converted to the loader's float format and layout on its way, so a float slot is written once.
  *
  * <p>Everything is allocated in the constructor; a call allocates nothing. Only loaded when the
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
@@ -74,11 +77,18 @@ public final class VectorCropResizer implements CropKernel {
     private final byte[][] resizedRows;
     private final int[] resizedRowTag = new int[4];
     private final byte[] outputRow;
+    private final VectorPixelRows rows;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
 
     public VectorCropResizer(int crop) {
+        this(crop, PixelFormat.UINT8_NHWC);
+    }
+
+    /** A kernel writing {@code crop x crop x 3} images in {@code pixels}. */
+    public VectorCropResizer(int crop, PixelFormat pixels) {
         this.crop = crop;
+        this.rows = new VectorPixelRows(crop, pixels);
         this.values = crop * CHANNELS;
         int padded = (values + STEP - 1) / STEP * STEP;
         this.blocks = padded / STEP;
@@ -114,6 +124,11 @@ public final class VectorCropResizer implements CropKernel {
     }
 
     @Override
+    public PixelRows rows() {
+        return rows;
+    }
+
+    @Override
     public boolean resizeInto(long image, long step, CropBox box, long destination) {
         if (box.width > maxBoxWidth || !columnTables(box.width, box.flip)) {
             return false;
@@ -121,7 +136,7 @@ public final class VectorCropResizer implements CropKernel {
         axis(row, rowWeight, box.height);
         long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
         source.wrap(image, Math.toIntExact(lastByte));
-        target.wrap(destination, values * crop);
+        target.wrap(destination, Math.toIntExact(rows.imageBytes()));
         Arrays.fill(resizedRowTag, -1);
         int boxRowBytes = box.width * CHANNELS;
         for (int y = 0; y < crop; y++) {
@@ -130,10 +145,10 @@ public final class VectorCropResizer implements CropKernel {
             byte[] upper = resizedRow(top, box, step, boxRowBytes);
             byte[] lower = resizedRow(bottom, box, step, boxRowBytes);
             if (rowWeight[y] == 0) {
-                target.putBytes(y * values, upper, 0, values);
+                rows.writeRow(upper, y, target);
             } else {
                 blendRows(upper, lower, (short) (ONE - rowWeight[y]), (short) rowWeight[y]);
-                target.putBytes(y * values, outputRow, 0, values);
+                rows.writeRow(outputRow, y, target);
             }
         }
         return true;

@@ -52,7 +52,7 @@ public final class LoaderMeterBinder implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        long imageBytes = (long) loader.options().crop() * loader.options().crop() * 3;
+        long imageBytes = loader.options().imageBytes();
         counter(registry, "pinshard.loader.images", "Images handed to the trainer", "images", s -> s.stats().images());
         counter(registry, "pinshard.loader.batches", "Batches handed to the trainer", "batches", s -> s.stats().batches());
         counter(registry, "pinshard.loader.output", "Output tensor bytes handed to the trainer", BaseUnits.BYTES,

@@ -41,6 +41,8 @@ import java.util.Objects;
  * @param dataWaitWindow     steps per data-wait window
  * @param resampler          who does the bilinear crop of 3-channel images ({@link Resampler#AUTO})
  * @param fields             record fields each batch carries beside the pixels ({@link FieldSelection#NONE})
+ * @param pixels             what a slot's pixels are: element type, layout, normalisation
+ *                           ({@link PixelFormat#UINT8_NHWC}, the crop itself)
  */
 public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder order, long seed, boolean dropLast,
                             int prefetch, int rank, int worldSize, LoaderMode mode, CrcCheck crcCheck,
@@ -48,7 +50,8 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
                             BatchMemoryAllocator scratchAllocator, double scaleMin, double scaleMax, double ratioMin,
                             double ratioMax, double flipProbability, double evalCropFraction, int quasiRandomWindow,
                             int quasiRandomInterleave, boolean reducedJpegDecode, double dataWaitWarnFraction,
-                            int dataWaitWindow, Resampler resampler, FieldSelection fields) {
+                            int dataWaitWindow, Resampler resampler, FieldSelection fields,
+                            PixelFormat pixels) {
 
     public LoaderOptions {
         Objects.requireNonNull(order, "order");
@@ -59,10 +62,12 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         Objects.requireNonNull(scratchAllocator, "scratchAllocator");
         Objects.requireNonNull(resampler, "resampler");
         Objects.requireNonNull(fields, "fields");
+        Objects.requireNonNull(pixels, "pixels");
         require(batchSize >= 1 && batchSize <= 1 << 16, "batch size must be 1..65536: " + batchSize);
         require(crop >= 1 && crop <= 8192, "crop must be 1..8192 pixels: " + crop);
-        require((long) batchSize * crop * crop * 3 <= Integer.MAX_VALUE - 4096,
-            "a batch of " + batchSize + " x " + crop + " x " + crop + " x 3 does not fit in 2 GiB");
+        require(batchSize * pixels.imageBytes(crop) <= Integer.MAX_VALUE - 4096,
+            "a batch of " + batchSize + " x " + crop + " x " + crop + " x 3 " + PixelFormat.name(pixels.dtype())
+                + " does not fit in 2 GiB");
         require(workers >= 1 && workers <= 1024, "workers must be 1..1024: " + workers);
         require(prefetch >= 1 && prefetch <= 1024, "prefetch must be 1..1024: " + prefetch);
         require(worldSize >= 1, "world size must be at least 1: " + worldSize);
@@ -79,6 +84,11 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         require(dataWaitWindow >= 1, "data-wait window must be at least 1 step");
         require((long) batchSize * fields.stride() * fields.count() <= 1L << 30,
             "fields of " + fields.count() + " x " + batchSize + " x " + fields.stride() + " bytes exceed 1 GiB per batch");
+    }
+
+    /** Bytes of one image in a slot: {@code crop x crop x 3} values of {@link #pixels()}'s element type. */
+    public long imageBytes() {
+        return pixels.imageBytes(crop);
     }
 
     /** {@link #quasiRandomInterleave()}: chosen by {@code Loader.open} from the dataset's records and bytes. */
@@ -110,6 +120,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         b.resampler = resampler;
         b.fieldNames = fields.names(); b.fieldBytes = fields.bytesPerSample(); b.boxes = fields.boxes();
         b.boxMinVisible = fields.boxMinVisible();
+        b.pixels = pixels;
         return b;
     }
 
@@ -145,6 +156,7 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
         private int fieldBytes = FieldSelection.NONE.bytesPerSample();
         private String boxes;
         private double boxMinVisible;
+        private PixelFormat pixels = PixelFormat.UINT8_NHWC;
 
         private Builder() {
         }
@@ -200,13 +212,19 @@ public record LoaderOptions(int batchSize, int crop, int workers, SampleOrder or
          */
         public Builder boxes(String field, double minVisible) { boxes = field; boxMinVisible = minVisible; return this; }
 
+        /**
+         * What the crop kernel writes into the slots (uint8 NHWC, the crop itself, by default): a float type makes
+         * the slots hold training-ready, normalised values, so the trainer converts nothing.
+         */
+        public Builder pixels(PixelFormat value) { pixels = value; return this; }
+
         public LoaderOptions build() {
             int slots = prefetch > 0 ? prefetch : Math.max(2, 2 * workers);
             return new LoaderOptions(batchSize, crop, workers, order, seed, dropLast, slots, rank, worldSize, mode,
                 crcCheck, errorPolicy, allocator, scratchAllocator, scaleMin, scaleMax, ratioMin, ratioMax,
                 flipProbability, evalCropFraction, quasiRandomWindow, quasiRandomInterleave, reducedJpegDecode,
                 dataWaitWarnFraction,
-                dataWaitWindow, resampler, new FieldSelection(fieldNames, fieldBytes, boxes, boxMinVisible));
+                dataWaitWindow, resampler, new FieldSelection(fieldNames, fieldBytes, boxes, boxMinVisible), pixels);
         }
     }
 }

@@ -1,14 +1,15 @@
 package io.pinshard.loader.ring;
 
 import io.pinshard.loader.options.FieldSelection;
+import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.memory.NativeRegion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * One batch in a ring slot: an NHWC uint8 image tensor {@code size() x crop x crop x 3} (C-contiguous,
- * RGB), an int32 label per image and an int64 record id per image, all in off-heap memory from the
+ * One batch in a ring slot: an image tensor of {@code size()} RGB crops, C-contiguous, by default NHWC uint8
+ * {@code size() x crop x crop x 3} (else as {@link #pixels()} says: {@link #shape}, {@link #strideBytes}), an int32 label per image and an int64 record id per image, all in off-heap memory from the
  * loader's {@link io.pinshard.memory.BatchMemoryAllocator}.
  *
  * <h2>Ownership contract</h2>
@@ -62,6 +63,8 @@ public final class Batch implements AutoCloseable {
     private final NativeRegion region;
     private final int capacity;
     private final int crop;
+    private final PixelFormat pixels;
+    private final long imageBytes;
     private final long imageOffset;
     private final long labelsOffset;
     private final long idsOffset;
@@ -88,13 +91,15 @@ public final class Batch implements AutoCloseable {
     @SuppressWarnings("unused") // through SKIPPED
     private int skipped;
 
-    Batch(RingSlots ring, int slot, NativeRegion region, int capacity, int crop, long labelsOffset, long idsOffset,
-          FieldSelection fields) {
+    Batch(RingSlots ring, int slot, NativeRegion region, int capacity, int crop, PixelFormat pixels, long labelsOffset,
+          long idsOffset, FieldSelection fields) {
         this.ring = ring;
         this.slot = slot;
         this.region = region;
         this.capacity = capacity;
         this.crop = crop;
+        this.pixels = pixels;
+        this.imageBytes = pixels.imageBytes(crop);
         this.imageOffset = 0;
         this.labelsOffset = labelsOffset;
         this.idsOffset = idsOffset;
@@ -104,7 +109,6 @@ public final class Batch implements AutoCloseable {
         this.fieldLengths = new UnsafeBuffer[fields.count()];
         this.fieldValuesOffsets = new long[fields.count()];
         this.fieldValues = new UnsafeBuffer[fields.count()];
-        long imageBytes = (long) crop * crop * 3;
         for (int f = 0; f < fields.count(); f++) {
             fieldLengths[f] = new UnsafeBuffer(region.address()
                 + BatchRingDescriptor.fieldLengthsOffset(capacity, imageBytes, fields.stride(), f), capacity * Integer.BYTES);
@@ -269,30 +273,39 @@ public final class Batch implements AutoCloseable {
         return crop;
     }
 
-    /** Tensor shape {@code [size, crop, crop, 3]}: {@code dim} 0..3. */
+    /** What the images are: element type, layout, normalisation (uint8 NHWC unless the options asked otherwise). */
+    public PixelFormat pixels() {
+        return pixels;
+    }
+
+    /** Tensor shape {@code [size, crop, crop, 3]} (NHWC) or {@code [size, 3, crop, crop]} (NCHW): {@code dim} 0..3. */
     public long shape(int dim) {
+        boolean planar = pixels.layout() == PixelFormat.Layout.NCHW;
         return switch (dim) {
             case 0 -> size;
-            case 1, 2 -> crop;
-            case 3 -> 3;
-            default -> throw new IndexOutOfBoundsException("NHWC has dimensions 0..3: " + dim);
+            case 1 -> planar ? 3 : crop;
+            case 2 -> crop;
+            case 3 -> planar ? crop : 3;
+            default -> throw new IndexOutOfBoundsException("a batch has dimensions 0..3: " + dim);
         };
     }
 
-    /** Byte strides of the NHWC tensor: {@code dim} 0..3. */
+    /** Byte strides of the image tensor in its layout: {@code dim} 0..3. */
     public long strideBytes(int dim) {
+        long element = pixels.elementBytes();
+        boolean planar = pixels.layout() == PixelFormat.Layout.NCHW;
         return switch (dim) {
-            case 0 -> imageBytes();
-            case 1 -> crop * 3L;
-            case 2 -> 3;
-            case 3 -> 1;
-            default -> throw new IndexOutOfBoundsException("NHWC has dimensions 0..3: " + dim);
+            case 0 -> imageBytes;
+            case 1 -> (planar ? (long) crop * crop : crop * 3L) * element;
+            case 2 -> (planar ? crop : 3L) * element;
+            case 3 -> element;
+            default -> throw new IndexOutOfBoundsException("a batch has dimensions 0..3: " + dim);
         };
     }
 
-    /** Bytes of one image, {@code crop x crop x 3}. */
+    /** Bytes of one image, {@code crop x crop x 3} values of {@link #pixels()}'s element type. */
     public long imageBytes() {
-        return (long) crop * crop * 3;
+        return imageBytes;
     }
 
     /** Bytes of the image tensor, {@code size() x imageBytes()}. */

@@ -54,7 +54,7 @@ public final class BatchRing implements RingSlots, AutoCloseable {
         this.slots = options.prefetch();
         this.workers = options.workers();
         int batchSize = options.batchSize();
-        long imageBytes = (long) options.crop() * options.crop() * 3;
+        long imageBytes = options.imageBytes();
         long labelsOffset = BatchRingDescriptor.slotLabelsOffset(batchSize, imageBytes);
         long idsOffset = BatchRingDescriptor.slotIdsOffset(batchSize, imageBytes);
         FieldSelection fields = options.fields();
@@ -76,8 +76,8 @@ public final class BatchRing implements RingSlots, AutoCloseable {
                 regions[s] = options.allocator().allocate(slotBytes, BatchRingDescriptor.SLOT_ALIGNMENT);
                 BatchRingDescriptor.checkSlot(regions[s].address(), regions[s].length(), batchSize, imageBytes,
                     fields.count(), fields.stride());
-                batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), labelsOffset, idsOffset,
-                    fields);
+                batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), options.pixels(), labelsOffset,
+                    idsOffset, fields);
             }
         } catch (RuntimeException | Error e) {
             close();

@@ -48,7 +48,8 @@ public final class SampleProcessor implements AutoCloseable {
 
     public SampleProcessor(LoaderOptions options, Dataset dataset) {
         this.options = options;
-        this.resizer = new CropResizer(options.crop(), options.resampler(), options.allocator().sharedWithOtherProcesses());
+        this.resizer = new CropResizer(options.crop(), options.resampler(), options.allocator().sharedWithOtherProcesses(),
+            options.pixels());
         long payload = Math.max(dataset.maxPayloadBytes(Codec.LZ4), dataset.maxPayloadBytes(Codec.JPEG));
         // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them; libjpeg-turbo
         // decodes a jpeg box's region there (RGB: at most the whole image; grey records grow it once).

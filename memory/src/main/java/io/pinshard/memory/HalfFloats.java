@@ -1,4 +1,4 @@
-package io.pinshard.cuda;
+package io.pinshard.memory;
 
 /**
  * float32 to IEEE fp16 and bfloat16 with round-to-nearest-even, and back. Java 17 has no

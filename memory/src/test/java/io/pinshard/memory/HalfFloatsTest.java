@@ -1,4 +1,4 @@
-package io.pinshard.cuda;
+package io.pinshard.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.pinshard.cuda;
+package io.pinshard.memory;
 
 /**
  * Element types a device batch can hold, with their DLPack type codes ({@code kDLUInt = 1}, {@code kDLInt = 0},
