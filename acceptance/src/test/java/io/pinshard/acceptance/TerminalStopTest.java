@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -20,33 +19,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("process")
 class TerminalStopTest {
-    private static final Path PYTHON = Path.of("/usr/bin/python3");
-
     @TempDir
     Path temp;
 
     @Test
     void ctrlCToTheProcessGroupKeepsConvertsStopNotice() throws Exception {
-        assumeTrue(Files.isExecutable(PYTHON), PYTHON + " runs the pseudo-terminal");
+        assumeTrue(Files.isExecutable(PseudoTerminal.PYTHON), PseudoTerminal.PYTHON + " runs the pseudo-terminal");
         Path photos = ImageFolders.largeUniformPngs(temp.resolve("photos"), 6, 4000, 3000, "cat", "dog");
         Path out = temp.resolve("data");
-        Launcher.Result stopped = onTerminal(List.of("--signal", "INT", "--after", "[1-9][0-9]*/12 img"),
-            "convert", photos.toString(), "-o", out.toString(), "--workers", "1");
+        Launcher.Result stopped = PseudoTerminal.pinshard(temp, 80, List.of("--signal", "INT", "--after",
+            "[1-9][0-9]*/12 img"), "convert", photos.toString(), "-o", out.toString(), "--workers", "1");
         assertEquals(130, stopped.status(), stopped.toString());
         assertTrue(stopped.stdout().contains("pinshard convert: stopped by a signal; " + out), stopped.toString());
         assertTrue(stopped.stdout().contains("run the same command again to resume"), stopped.toString());
-    }
-
-    /** ./pinshard ARGS on an 80-column pseudo-terminal, with pty_run.py's options; stdout is what it showed. */
-    private Launcher.Result onTerminal(List<String> options, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(PYTHON.toString(),
-            Launcher.repo().resolve("acceptance/src/test/python/pty_run.py").toString(), "--columns", "80"));
-        command.addAll(options);
-        command.add("--");
-        command.add(Launcher.script().toString());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = Launcher.pinshard(Files.createDirectories(temp.resolve("home")));
-        builder.command(command);
-        return Launcher.run(builder, temp.resolve("logs"), 120);
     }
 }
