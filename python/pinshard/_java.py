@@ -8,6 +8,7 @@ Standard library only: setup.py loads this file to read the pom, and `pinshard -
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -148,6 +149,22 @@ def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str
     subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else ""
     return ([java.path] + jvm_flags(java.major, subcommand) + os.environ.get("PINSHARD_JAVA_OPTS", "").split()
             + ["-jar", jar] + list(args))
+
+
+def pinshard_command(*args: str) -> List[str]:
+    """How to run `pinshard ARGS`: $PINSHARD_COMMAND (a JSON list or a shell line) + ARGS, else the wheel's jar on
+    the JVM `find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else
+    `pinshard` on the PATH."""
+    configured = os.environ.get("PINSHARD_COMMAND")
+    if configured:
+        base = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+        return base + list(args)
+    if os.path.isfile(PACKAGED_JAR):
+        return java_command(list(args))  # the JVM's flags depend on the subcommand, args[0]
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pinshard")
+    if os.path.isfile(script):
+        return [os.path.normpath(script)] + list(args)
+    return ["pinshard"] + list(args)
 
 
 def drop_incubator_notice(chunks: Iterable[bytes]) -> Iterator[bytes]:

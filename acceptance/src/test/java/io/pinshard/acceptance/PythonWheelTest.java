@@ -60,6 +60,9 @@ class PythonWheelTest {
         assertTrue(version.stdout().startsWith("pinshard 0.1.0"), version.toString());
         assertTrue(version.stderr().isEmpty(), "the incubator notice is dropped, nothing else is said:\n" + version);
 
+        Launcher.Result module = run(temp, venv.resolve("bin/python").toString(), "-m", "pinshard", "--version");
+        assertEquals(version.stdout(), module.stdout(), "python -m pinshard is the same command: " + module);
+
         Path photos = ImageFolders.classFolders(temp.resolve("photos"), 8, "cat", "dog", "fox");
         Path dataset = temp.resolve("data");
         Launcher.Result convert = run(temp, venv.resolve("bin/pinshard").toString(), "convert", photos.toString(), "-o",
@@ -84,11 +87,12 @@ class PythonWheelTest {
 
         // DDP: two ranks on this machine, started by torchrun from the venv (its python, Debian's torch through the
         // system site packages). --redirects/--tee work around torch 1.13's Std.from_str on Python 3.11, which
-        // otherwise fails before starting a rank. Rendezvous on a free loopback port (--standalone always takes 29400).
+        // otherwise fails before starting a rank (--tee 2: a rank's stderr on the console too, as the README runs
+        // it). Rendezvous on a free loopback port (--standalone always takes 29400).
         Path torchrunLogs = Files.createDirectories(temp.resolve("logs/torchrun"));
         Launcher.Result ddp = run(temp, venv.resolve("bin/python").toString(), "-m", "torch.distributed.run",
             "--nnodes=1", "--rdzv_backend=c10d", "--rdzv_endpoint=localhost:0", "--nproc_per_node=2",
-            "--redirects", "2", "--tee", "1", "--log_dir",
+            "--redirects", "2", "--tee", "2", "--log_dir",
             torchrunLogs.toString(), Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(),
             dataset.toString());
         System.out.println(ddp.stdout());
