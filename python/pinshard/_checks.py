@@ -68,7 +68,7 @@ def _manifest_fields(path: str) -> Optional[Sequence[str]]:
             manifest = json.load(f)
     except (OSError, ValueError):
         return None
-    return [field.get("name") for field in manifest.get("fields", []) if isinstance(field, dict)]
+    return [str(field.get("name")) for field in manifest.get("fields", []) if isinstance(field, dict)]
 
 
 def check_state(state: Any, kind: str) -> None:
