@@ -1,20 +1,49 @@
 """Build hook of the pinshard wheel (metadata: pyproject.toml). build_py adds, under pinshard/_jar/:
 - pinshard.jar, the CLI's shaded jar (cli/target/pinshard.jar, or $PINSHARD_JAR), refused when missing or older
   than a main source or pom of the checkout (the rule ./pinshard rebuilds by);
-- jvm-flags.json, the root pom's pinshard.jvm.* properties (their one home; scripts/jvm-flags.sh reads the same).
-and fails when pyproject's version is not the root pom's <version> less -SNAPSHOT. $PINSHARD_REPO names the
+- jvm-flags.json, the root pom's pinshard.jvm.* properties (their one home; scripts/jvm-flags.sh reads the same);
+and under pinshard/_runtime/ the Java runtime $PINSHARD_RUNTIME names (made with jlink by scripts/build-wheel.sh, the
+one way to build the wheel), tagging the wheel manylinux_2_NN_x86_64 for the newest glibc symbol version (GLIBC_2.NN)
+the runtime's binaries need; and fails when pyproject's version is not the root pom's <version> less -SNAPSHOT. $PINSHARD_REPO names the
 checkout when this folder is built from a copy (the acceptance test does)."""
 
 import importlib.util
 import json
 import os
+import re
 import shutil
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.environ.get("PINSHARD_REPO") or os.path.join(HERE, ".."))
+RUNTIME = os.environ.get("PINSHARD_RUNTIME")
+
+
+def _runtime():
+    """The jlink-made Java runtime the wheel carries ($PINSHARD_RUNTIME), checked."""
+    if not RUNTIME:
+        raise SystemExit("the pinshard wheel brings its own Java runtime: build it with scripts/build-wheel.sh (it "
+                         "makes the runtime with jlink and sets PINSHARD_RUNTIME), not with pip wheel alone")
+    if not os.access(os.path.join(RUNTIME, "bin", "java"), os.X_OK):
+        raise SystemExit("PINSHARD_RUNTIME is %s, which has no bin/java" % RUNTIME)
+    return RUNTIME
+
+
+def _manylinux_tag(runtime):
+    """manylinux_2_NN_x86_64, NN the newest GLIBC_2.NN symbol version an ELF file of `runtime` needs (2.17 at least,
+    manylinux2014's, which the jar's bytedeco natives are built for)."""
+    newest = 17
+    for folder, _, files in os.walk(runtime):
+        for name in files:
+            with open(os.path.join(folder, name), "rb") as f:
+                if f.read(4) != b"\x7fELF":
+                    continue
+                for match in re.finditer(rb"GLIBC_2\.(\d+)", f.read()):
+                    newest = max(newest, int(match.group(1)))
+    return "manylinux_2_%d_x86_64" % newest
 
 
 def _java_module():
@@ -58,6 +87,19 @@ class BuildWithJar(build_py):
         shutil.copyfile(jar, os.path.join(target, "pinshard.jar"))
         with open(os.path.join(target, "jvm-flags.json"), "w", encoding="utf-8") as f:
             json.dump(java.pom_properties(pom), f, indent=1)
+        runtime = os.path.join(self.build_lib, "pinshard", "_runtime")
+        shutil.rmtree(runtime, ignore_errors=True)
+        shutil.copytree(_runtime(), runtime, symlinks=False,  # jlink's legal/ notices are links: copied as files
+                        ignore=shutil.ignore_patterns("pinshard-runtime.key"))
 
 
-setup(cmdclass={"build_py": BuildWithJar})
+class PlatformWheel(bdist_wheel):
+    """Tagged for the glibc the bundled runtime needs (the jar's natives are linux-x86_64 too)."""
+
+    def finalize_options(self):
+        if self.plat_name is None:
+            self.plat_name = _manylinux_tag(_runtime())
+        super().finalize_options()
+
+
+setup(cmdclass={"build_py": BuildWithJar, "bdist_wheel": PlatformWheel})

@@ -36,7 +36,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   exit 3
 fi
 mirrors="${PINSHARD_PEERS_MIRRORS:-/work/.mirror}"
-peers="${PINSHARD_PEERS_CACHE:-$HOME/.cache/pinshard/peers}"
+peers="${PINSHARD_PEERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/peers}"
 mkdir -p "$peers"
 # name in the cache, mirror, folder inside the repository
 for spec in "webdataset webdataset+webdataset src" "streaming mosaicml+streaming streaming" \

@@ -2,7 +2,7 @@
 # Fetches Fashion-MNIST (Debian's dataset-fashion-mnist: 60,000 train + 10,000 test 28x28 grey product photos,
 # 10 classes, gzip IDX files) into a cache folder, never into git, and converts each split to a pinshard dataset.
 # Usage: scripts/fetch-fashion-mnist.sh [--png-only] [DEST]
-#        (default DEST: ${PINSHARD_FASHION_MNIST:-$HOME/.cache/pinshard/fashion-mnist})
+#        (default DEST: ${PINSHARD_FASHION_MNIST:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/fashion-mnist})
 # Result: DEST/png/{train,test}/<k>-<class>/<n>.png (ImageFolder trees, also read by the PyTorch baseline) and
 # DEST/{train,test}: pinshard datasets (shorter side 28, codec raw, labels from the folders). Prints DEST.
 # --png-only stops after the PNG trees (the torch module's tests convert in-process, without ./pinshard).
@@ -11,7 +11,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 png_only=false
 if [[ "${1:-}" == "--png-only" ]]; then png_only=true; shift; fi
-dest="${1:-${PINSHARD_FASHION_MNIST:-$HOME/.cache/pinshard/fashion-mnist}}"
+dest="${1:-${PINSHARD_FASHION_MNIST:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/fashion-mnist}}"
 if [[ -f "$dest/.complete" ]]; then echo "$dest"; exit 0; fi
 if [[ ! -f "$dest/png/.complete" ]]; then
   work="$(mktemp -d)"

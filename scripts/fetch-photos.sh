@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fetches real photographs (Debian's wallpaper packages) into a cache folder, never into git.
-# Usage: scripts/fetch-photos.sh [DEST]   (default: ${PINSHARD_PHOTOS:-$HOME/.cache/pinshard/photos})
+# Usage: scripts/fetch-photos.sh [DEST]   (default: ${PINSHARD_PHOTOS:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/photos})
 # Result: DEST/<theme>/<name>.{jpg,png}, an ImageFolder-style tree of full-size wallpapers
 # (2560x1600 up to 5120x2880). Prints DEST. Exits 3 when the packages cannot be downloaded.
 set -euo pipefail
-dest="${1:-${PINSHARD_PHOTOS:-$HOME/.cache/pinshard/photos}}"
+dest="${1:-${PINSHARD_PHOTOS:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/photos}}"
 if [[ -f "$dest/.complete" ]]; then echo "$dest"; exit 0; fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

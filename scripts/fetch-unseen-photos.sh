@@ -2,10 +2,10 @@
 # Fetches a second set of real photographs that no test uses (Debian's ukui-wallpapers and mate-backgrounds,
 # not fetch-photos.sh's packages) into a cache folder, never into git: scripts/bench-convert.sh's check that
 # conversion speed is not tuned to the project's own photo set (PINSHARD_PHOTOS=$(scripts/fetch-unseen-photos.sh)).
-# Usage: scripts/fetch-unseen-photos.sh [DEST]   (default: $HOME/.cache/pinshard/unseen-photos)
+# Usage: scripts/fetch-unseen-photos.sh [DEST]   (default: ${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/unseen-photos)
 # Result: DEST/<package>/<name>.jpg (JPEG files over 200 kB only). Prints DEST. Exits 3 when the download fails.
 set -euo pipefail
-dest="${1:-$HOME/.cache/pinshard/unseen-photos}"
+dest="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/unseen-photos}"
 if [[ -f "$dest/.complete" ]]; then echo "$dest"; exit 0; fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

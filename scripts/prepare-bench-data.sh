@@ -11,7 +11,7 @@ restart="${PINSHARD_BENCH_RESTART_MCUS:-2}"
 [[ "$restart" =~ ^[0-9]+$ ]] || { echo "PINSHARD_BENCH_RESTART_MCUS must be a number of MCUs" >&2; exit 2; }
 suffix=""
 [[ "$restart" == 0 ]] || suffix="-rst$restart"
-data="${PINSHARD_BENCH_DATA:-$HOME/.cache/pinshard/bench-320-x$copies$suffix}"
+data="${PINSHARD_BENCH_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/bench-320-x$copies$suffix}"
 photos="$("$root/scripts/fetch-photos.sh")"
 cd "$root"
 if [[ ! -f "$data/.complete" ]]; then

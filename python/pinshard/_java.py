@@ -1,4 +1,5 @@
-"""Running the server jar: which JVM (JAVA_HOME, then `java` on the PATH, at least Java 17), which flags (the root
+"""Running the server jar: which JVM (JAVA_HOME, then the runtime the wheel brings, then `java` on the PATH; at least
+Java 17), which flags (the root
 pom's pinshard.jvm.* properties, copied into the wheel at build time by setup.py) and the `pinshard` console script.
 
 Standard library only: setup.py loads this file to read the pom, and `pinshard --version` must not import torch.
@@ -7,6 +8,7 @@ Standard library only: setup.py loads this file to read the pom, and `pinshard -
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,6 +29,8 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _CHECKOUT_POM = os.path.normpath(os.path.join(_PACKAGE, "..", "..", "pom.xml"))
 PACKAGED_JAR = os.path.join(_PACKAGE, "_jar", "pinshard.jar")
 PACKAGED_FLAGS = os.path.join(_PACKAGE, "_jar", "jvm-flags.json")
+#: The Java runtime the wheel brings (jlink-made by scripts/build-wheel.sh; absent in a checkout).
+PACKAGED_JAVA = os.path.join(_PACKAGE, "_runtime", "bin", "java")
 
 
 class JavaNotFound(RuntimeError):
@@ -35,7 +39,7 @@ class JavaNotFound(RuntimeError):
 
 
 class Java(NamedTuple):
-    """A java executable, its major version and where it was found ("JAVA_HOME" or "PATH")."""
+    """A java executable, its major version and where it was found ("JAVA_HOME", "wheel" or "PATH")."""
     path: str
     major: int
     source: str
@@ -68,17 +72,21 @@ def java_major(java: str) -> int:
     return int(match.group(1))
 
 
-def find_java(environ: Optional[Mapping[str, str]] = None) -> Java:
-    """The java to run: $JAVA_HOME/bin/java when JAVA_HOME is set (as ./pinshard does: a JAVA_HOME without a java
-    is an error, not a reason to take another one), else `java` on the PATH; it must be Java 17 or later."""
+def find_java(environ: Optional[Mapping[str, str]] = None, packaged: str = PACKAGED_JAVA) -> Java:
+    """The java to run: $JAVA_HOME/bin/java when JAVA_HOME is set (the override, as ./pinshard takes it: a JAVA_HOME
+    without a java is an error, not a reason to take another one), else the runtime the wheel brings (`packaged`),
+    else `java` on the PATH; it must be Java 17 or later."""
     environ = os.environ if environ is None else environ
     home = environ.get("JAVA_HOME")
+    bundled = os.path.isfile(packaged) and os.access(packaged, os.X_OK)
+    unset = " (unset it to use the Java this pinshard package brings)" if bundled else ""
     if home:
         java, source = os.path.join(home, "bin", "java"), "JAVA_HOME"
         if not (os.path.isfile(java) and os.access(java, os.X_OK)):
-            raise JavaNotFound("pinshard needs Java %d or later: JAVA_HOME is %s, which has no bin/java (java on the "
-                               "PATH is not looked at while JAVA_HOME is set); unset JAVA_HOME or %s"
-                               % (MINIMUM_JAVA, home, _install_hint()))
+            raise JavaNotFound("pinshard needs Java %d or later: JAVA_HOME is %s, which has no bin/java%s; unset "
+                               "JAVA_HOME or %s" % (MINIMUM_JAVA, home, unset, _install_hint()))
+    elif bundled:
+        java, source = packaged, "wheel"
     else:
         java, source = shutil.which("java", path=environ.get("PATH", os.defpath)), "PATH"
         if java is None:
@@ -86,8 +94,9 @@ def find_java(environ: Optional[Mapping[str, str]] = None) -> Java:
                                "java on the PATH (%s); %s" % (MINIMUM_JAVA, environ.get("PATH", ""), _install_hint()))
     major = java_major(java)
     if major < MINIMUM_JAVA:
-        raise JavaNotFound("pinshard needs Java %d or later: %s (from %s) is Java %d; %s"
-                           % (MINIMUM_JAVA, java, source, major, _install_hint()))
+        raise JavaNotFound("pinshard needs Java %d or later: %s (from %s) is Java %d%s; %s"
+                           % (MINIMUM_JAVA, java, source, major, unset if source == "JAVA_HOME" else "",
+                              _install_hint()))
     return Java(java, major, source)
 
 
@@ -142,6 +151,22 @@ def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str
             + ["-jar", jar] + list(args))
 
 
+def pinshard_command(*args: str) -> List[str]:
+    """How to run `pinshard ARGS`: $PINSHARD_COMMAND (a JSON list or a shell line) + ARGS, else the wheel's jar on
+    the JVM `find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else
+    `pinshard` on the PATH."""
+    configured = os.environ.get("PINSHARD_COMMAND")
+    if configured:
+        base = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+        return base + list(args)
+    if os.path.isfile(PACKAGED_JAR):
+        return java_command(list(args))  # the JVM's flags depend on the subcommand, args[0]
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pinshard")
+    if os.path.isfile(script):
+        return [os.path.normpath(script)] + list(args)
+    return ["pinshard"] + list(args)
+
+
 def drop_incubator_notice(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """`chunks` of a JVM's stderr (lines or reads of any size) as they come, less a first line that is
     INCUBATOR_NOTICE."""
@@ -161,6 +186,7 @@ def drop_incubator_notice(chunks: Iterable[bytes]) -> Iterator[bytes]:
 def _filter_stderr(read_end: int) -> None:
     """The forked filter: copies the JVM's stderr through, less a first line that is the incubator notice."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the JVM; this copies its last words, then EOF
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # and so does a `kill -TERM -PGID` of the whole group
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
         for chunk in drop_incubator_notice(iter(lambda: pipe.read(65536), b"")):
             os.write(2, chunk)

@@ -3,7 +3,6 @@ stops both on exit, leaving nothing in the ring directory."""
 
 import json
 import os
-import shlex
 import signal
 import stat
 import subprocess
@@ -12,6 +11,7 @@ import time
 
 from . import _java
 from . import _layout as L
+from ._java import pinshard_command
 from .client import Ring, RingError, _process_alive, is_own_regular_file, resolve_ring, ring_directory
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
@@ -21,22 +21,6 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
                  "fields": "--fields", "field_bytes": "--field-bytes", "boxes": "--boxes",
                  "box_min_visible": "--box-min-visible", "window": "--window", "interleave": "--interleave",
                  "dtype": "--dtype", "layout": "--layout", "mean": "--mean", "std": "--std"}
-
-
-def pinshard_command(*args):
-    """How to run `pinshard ARGS`: $PINSHARD_COMMAND (a JSON list or a shell line) + ARGS, else the wheel's jar on
-    the JVM `_java.find_java` picks (installed from a wheel), else this checkout's ./pinshard script, else
-    `pinshard` on the PATH."""
-    configured = os.environ.get("PINSHARD_COMMAND")
-    if configured:
-        base = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
-        return base + list(args)
-    if os.path.isfile(_java.PACKAGED_JAR):
-        return _java.java_command(list(args))  # the JVM's flags depend on the subcommand, args[0]
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pinshard")
-    if os.path.isfile(script):
-        return [os.path.normpath(script)] + list(args)
-    return ["pinshard"] + list(args)
 
 
 def dataset_location(dataset):

@@ -13,8 +13,11 @@ import os
 import time
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
-import torch
-import torch.utils.data
+from ._checks import check_dataset_arguments, check_state, require_torch
+
+require_torch()  # before `import torch`: says which package provides it, and refuses a checkout's torch/ folder
+import torch  # noqa: E402
+import torch.utils.data  # noqa: E402
 
 from . import _jitter, _steplog
 from .client import RingError
@@ -160,6 +163,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._step_log = None if step_log is None else os.fspath(step_log)
         self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
                                        data_wait_window)
+        check_dataset_arguments(dataset_location(path), batch_size, crop, order, fields, mean, std)
         if layout not in ("NCHW", "NHWC"):
             raise ValueError("layout must be \"NCHW\" or \"NHWC\", not %r" % (layout,))
         if dtype != torch.uint8 and dtype not in _FLOAT_DTYPES:
@@ -321,6 +325,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Resumes at `state` (from `state_dict()`, any rank's) on the next iteration."""
+        check_state(state, "PinshardDataset")
         for key in ("epoch", "batchesConsumed", "seed", "worldSize"):
             if key not in state:
                 raise ValueError("state %r has no %r: not a PinshardDataset state" % (state, key))

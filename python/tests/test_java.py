@@ -72,6 +72,23 @@ class FindJava(unittest.TestCase):
                                  "PATH": os.path.join(self.temp.name, "jdk17", "bin")})
         self.assertEqual(_java.Java(java, 21, "JAVA_HOME"), found)
 
+    def test_the_wheels_runtime_comes_after_java_home_and_before_the_path(self):
+        bundled = fake_jdk(os.path.join(self.temp.name, "wheel", "_runtime"), "17.0.15")
+        home = fake_jdk(os.path.join(self.temp.name, "jdk21"), "21.0.1")
+        fake_jdk(os.path.join(self.temp.name, "jdk25"), "25")
+        path = os.path.join(self.temp.name, "jdk25", "bin")
+        self.assertEqual(_java.Java(bundled, 17, "wheel"), _java.find_java({"PATH": path}, packaged=bundled))
+        self.assertEqual(_java.Java(home, 21, "JAVA_HOME"),
+                         _java.find_java({"JAVA_HOME": os.path.dirname(os.path.dirname(home)), "PATH": path},
+                                         packaged=bundled))
+
+    def test_a_too_old_java_home_beside_the_wheels_runtime_says_unsetting_it_is_the_fix(self):
+        bundled = fake_jdk(os.path.join(self.temp.name, "wheel", "_runtime"), "17.0.15")
+        fake_jdk(os.path.join(self.temp.name, "jdk11"), "11.0.20")
+        with self.assertRaises(_java.JavaNotFound) as raised:
+            _java.find_java({"JAVA_HOME": os.path.join(self.temp.name, "jdk11")}, packaged=bundled)
+        self.assertIn("is Java 11 (unset it to use the Java this pinshard package brings)", str(raised.exception))
+
     def test_without_a_release_file_the_jvm_says_its_version(self):
         java = fake_jdk(os.path.join(self.temp.name, "jre"), "25", release=False)
         self.assertEqual(_java.Java(java, 25, "PATH"),

@@ -16,6 +16,8 @@ package = os.path.dirname(pinshard.__file__)
 assert os.path.isfile(os.path.join(package, "_jar", "pinshard.jar")), "the wheel carries the jar: %s" % package
 command = pinshard.server_command()
 assert command[-2:] == ["-jar", os.path.join(package, "_jar", "pinshard.jar")], command
+if "JAVA_HOME" not in os.environ:
+    assert command[0] == os.path.join(package, "_runtime", "bin", "java"), "the wheel's own Java: %s" % command
 print("package %s %s, server %s" % (pinshard.__version__, package, command[0]))
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       replaced by the same paths under the test's folder ({@code /data/pets} becomes {@code TMP/data/pets});</li>
  *   <li>{@code pinshard} on the PATH is a symbolic link to this checkout's {@code ./pinshard}, as the README
  *       installs it, and {@code PYTHONPATH} is this checkout's {@code python/}, where the wheel's package comes
- *       from (PythonWheelTest installs the wheel itself);</li>
+ *       from (PythonWheelTest installs the wheel itself); a block that names {@code ~/venv/} gets that venv as the
+ *       README makes it, standing in for the wheel's: {@code /usr/bin/python3 -m venv --system-site-packages}, the
+ *       checkout's {@code python/} on its path (a .pth file) and {@code bin/pinshard} the launcher;</li>
  *   <li>when a block names {@code s3://}, an s3proxy on loopback ({@link S3TestServer}) serves it:
  *       {@code AWS_ENDPOINT_URL}, {@code AWS_REGION} and {@code AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}
  *       point at it, and every bucket the blocks name (such as {@code bucket}) exists, empty (path-style
@@ -156,12 +158,20 @@ class DocsAcceptanceTest {
         }
     }
 
-    /** README.md, then docs/*.md in name order. */
+    /**
+     * README.md, then docs/*.md in name order; only those {@code -Dpinshard.docsTest.only} names (file names,
+     * comma-separated: a developer's run of the pages they changed) when it is set.
+     */
     static List<Path> documentationFiles(Path repo) throws IOException {
         List<Path> files = new ArrayList<>();
         files.add(repo.resolve("README.md"));
         try (Stream<Path> docs = Files.list(repo.resolve("docs"))) {
             docs.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().forEach(files::add);
+        }
+        String only = System.getProperty("pinshard.docsTest.only", "");
+        if (!only.isBlank()) {
+            List<String> names = List.of(only.split(","));
+            files.removeIf(file -> !names.contains(file.getFileName().toString()));
         }
         return files;
     }
@@ -193,6 +203,9 @@ class DocsAcceptanceTest {
         Path script = logs.resolve(name + (block.python() ? ".py" : ".sh"));
         Files.writeString(script, text, StandardCharsets.UTF_8);
         Path output = logs.resolve(name + ".log");
+        if (text.contains("~/venv/") && !Files.exists(workspace.home().resolve("venv"))) {
+            writeVenv(workspace.home().resolve("venv"), repo);
+        }
         List<String> command = block.python()
             ? List.of(PYTHON, script.toString())
             : List.of("bash", "-euo", "pipefail", script.toString());
@@ -273,6 +286,20 @@ class DocsAcceptanceTest {
     }
 
     /** {@code pinshard} on the PATH as the README installs it: a symbolic link to this checkout's launcher. */
+    /** ~/venv as the README makes it, the checkout's package in place of the wheel's (see the class comment). */
+    private static void writeVenv(Path venv, Path repo) throws IOException, InterruptedException {
+        Process created = new ProcessBuilder(PYTHON, "-m", "venv", "--system-site-packages", "--without-pip",
+            venv.toString()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!created.waitFor(120, TimeUnit.SECONDS) || created.exitValue() != 0) {
+            throw new IOException(PYTHON + " -m venv " + venv + " failed (apt-get install python3-venv)");
+        }
+        try (var sitePackages = Files.find(venv.resolve("lib"), 2, (p, a) -> p.endsWith("site-packages"))) {
+            Path site = sitePackages.findFirst().orElseThrow(() -> new IOException("no site-packages in " + venv));
+            Files.writeString(site.resolve("pinshard-checkout.pth"), repo.resolve("python") + "\n");
+        }
+        Files.createSymbolicLink(venv.resolve("bin/pinshard"), repo.resolve("pinshard"));
+    }
+
     private static Path writePinshardOnPath(Path bin, Path repo) throws IOException {
         Files.createDirectories(bin);
         Files.createSymbolicLink(bin.resolve("pinshard"), repo.resolve("pinshard"));

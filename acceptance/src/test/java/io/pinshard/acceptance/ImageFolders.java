@@ -1,9 +1,16 @@
 package io.pinshard.acceptance;
 
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
 import javax.imageio.ImageIO;
 
 /** Tiny image folders for the tests (PNG through the JDK's ImageIO, so no native library loads in the test JVM). */
@@ -23,6 +30,48 @@ final class ImageFolders {
             }
         }
         return root;
+    }
+
+    /**
+     * {@code root/CLASS/CLASS-i.png}, {@code perClass} uniform PNGs of width x height each (a few KB on disk, seconds
+     * to decode and resize at 12 megapixels: a conversion that takes a while); returns root.
+     */
+    static Path largeUniformPngs(Path root, int perClass, int width, int height, String... classes)
+        throws IOException {
+        for (String name : classes) {
+            Path folder = Files.createDirectories(root.resolve(name));
+            for (int i = 0; i < perClass; i++) {
+                byte[] row = new byte[1 + 3 * width];  // filter byte 0, then RGB
+                Arrays.fill(row, 1, row.length, (byte) (40 + 20 * i));
+                ByteArrayOutputStream idat = new ByteArrayOutputStream();
+                try (DeflaterOutputStream deflate = new DeflaterOutputStream(idat,
+                    new Deflater(1))) {
+                    for (int y = 0; y < height; y++) {
+                        deflate.write(row);
+                    }
+                }
+                ByteBuffer header = ByteBuffer.allocate(13).putInt(width).putInt(height)
+                    .put((byte) 8).put((byte) 2).put((byte) 0).put((byte) 0).put((byte) 0);
+                ByteArrayOutputStream png = new ByteArrayOutputStream();
+                png.write(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'});
+                pngChunk(png, "IHDR", header.array());
+                pngChunk(png, "IDAT", idat.toByteArray());
+                pngChunk(png, "IEND", new byte[0]);
+                Files.write(folder.resolve(name + "-" + i + ".png"), png.toByteArray());
+            }
+        }
+        return root;
+    }
+
+    private static void pngChunk(ByteArrayOutputStream png, String type, byte[] data) {
+        byte[] typeBytes = type.getBytes(StandardCharsets.US_ASCII);
+        CRC32 crc = new CRC32();
+        crc.update(typeBytes);
+        crc.update(data);
+        png.writeBytes(ByteBuffer.allocate(4).putInt(data.length).array());
+        png.writeBytes(typeBytes);
+        png.writeBytes(data);
+        png.writeBytes(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
     }
 
     /** A gradient whose hue follows the class and whose offset follows the image, every channel at most MAX_CHANNEL. */

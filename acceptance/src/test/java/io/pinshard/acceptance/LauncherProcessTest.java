@@ -62,6 +62,11 @@ class LauncherProcessTest {
         assertTrue(Processes.await(() -> Processes.withArgument(ring.toString()).isEmpty(), 2),
             "no JVM with the ring survives: " + Processes.withArgument(ring.toString()));
         assertFalse(Files.exists(ring), "the server unlinked its ring");
+        // The stopped JVM put its class list into place itself: no LIST.PID.tmp waits for the next start (a 190 KB
+        // one was left by each `with pinshard.serve(...)` block).
+        assertTrue(names(cds(home)).stream().noneMatch(n -> n.endsWith(".tmp")) && names(cds(home)).stream()
+            .anyMatch(n -> n.startsWith("serve-") && n.endsWith(".classlist")), "a stopped server leaves its class "
+            + "list in place and no temporary file: " + names(cds(home)));
         // The first run recorded the classes it loaded; the next start of serve puts that list into place and dumps
         // the archive from it in the background.
         Launcher.Result help = Launcher.run(Launcher.pinshard(home, "serve", "--help"), temp.resolve("logs"), 60);

@@ -7,24 +7,26 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
+import java.util.regex.Pattern;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The wheel as a PyTorch user meets it: built from this checkout ({@code pip wheel --no-build-isolation}, from a
- * copy of python/ so the checkout gets no build folders), installed with pip into a fresh virtual environment
- * (system site packages, for Debian's torch; no index), then only the venv's {@code pinshard} and {@code python}
- * are used, outside the checkout: {@code --version}, {@code convert} of a tiny ImageFolder tree, and
- * wheel_training.py (PinshardDataset's dtype, NCHW shape, normalisation against the uint8 batch, len(), a
- * state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks under torchrun (gloo): disjoint samples whose
- * union is the epoch.
+ * The wheel as a PyTorch user meets it: built from this checkout by {@code scripts/build-wheel.sh} (the jar, a
+ * jlink-made Java runtime, then {@code pip wheel --no-build-isolation} of a copy of python/), installed with pip into
+ * a fresh virtual environment (system site packages, for Debian's torch; no index), then only the venv's
+ * {@code pinshard} and {@code python} are used, outside the checkout, with a PATH of the venv's bin/ alone (no java
+ * on it) and no JAVA_HOME: {@code --version}, {@code convert} of a tiny ImageFolder tree, the README's training loop
+ * as the README prints it, wheel_training.py (PinshardDataset's dtype, NCHW shape, normalisation against the uint8
+ * batch, len(), a state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks under torchrun
+ * (gloo): disjoint samples whose union is the epoch.
  */
+@org.junit.jupiter.api.Tag("process")
 class PythonWheelTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
+    private static final Pattern WHEEL = Pattern.compile("pinshard-[0-9.]+-py3-none-manylinux_2_[0-9]+_x86_64\\.whl");
 
     @TempDir
     Path temp;
@@ -34,15 +36,15 @@ class PythonWheelTest {
         PythonModules.assumeUsable(PYTHON);
         assumeTrue(run(temp, PYTHON.toString(), "-c", "import setuptools, wheel, pip, venv").status() == 0,
             PYTHON + " cannot build wheels: apt-get install python3-setuptools python3-wheel python3-pip python3-venv");
-        Path source = copyPackageSources(temp.resolve("src"));
         Path dist = temp.resolve("dist");
-        Launcher.Result wheel = run(temp, PYTHON.toString(), "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-            "--no-index", "-w", dist.toString(), source.toString());
+        Launcher.Result wheel = run(temp, Launcher.repo().resolve("scripts/build-wheel.sh").toString(),
+            dist.toString());
         assertEquals(0, wheel.status(), wheel.toString());
-        Path built;
-        try (Stream<Path> files = Files.list(dist)) {
-            built = files.filter(p -> p.getFileName().toString().matches("pinshard-.*\\.whl")).findFirst()
-                .orElseThrow();
+        Path built = Path.of(wheel.stdout().strip());
+        assertTrue(WHEEL.matcher(built.getFileName().toString()).matches(), wheel.toString());
+        try (ZipFile zip = new ZipFile(built.toFile())) {
+            assertTrue(zip.getEntry("pinshard/_runtime/bin/java") != null, "the wheel brings its Java");
+            assertTrue(zip.getEntry("pinshard/_jar/pinshard.jar") != null, "and the server jar");
         }
         Path venv = temp.resolve("venv");
         Launcher.Result created = run(temp, PYTHON.toString(), "-m", "venv", "--system-site-packages", venv.toString());
@@ -51,16 +53,27 @@ class PythonWheelTest {
             built.toString());
         assertEquals(0, install.status(), install.toString());
 
+        Launcher.Result noJava = run(temp, "/bin/sh", "-c", "command -v java; echo \"JAVA_HOME=${JAVA_HOME:-}\"");
+        assertEquals("JAVA_HOME=\n", noJava.stdout(), "no java for the venv's commands to find: " + noJava);
         Launcher.Result version = run(temp, venv.resolve("bin/pinshard").toString(), "--version");
         assertEquals(0, version.status(), version.toString());
         assertTrue(version.stdout().startsWith("pinshard 0.1.0"), version.toString());
         assertTrue(version.stderr().isEmpty(), "the incubator notice is dropped, nothing else is said:\n" + version);
+
+        Launcher.Result module = run(temp, venv.resolve("bin/python").toString(), "-m", "pinshard", "--version");
+        assertEquals(version.stdout(), module.stdout(), "python -m pinshard is the same command: " + module);
 
         Path photos = ImageFolders.classFolders(temp.resolve("photos"), 8, "cat", "dog", "fox");
         Path dataset = temp.resolve("data");
         Launcher.Result convert = run(temp, venv.resolve("bin/pinshard").toString(), "convert", photos.toString(), "-o",
             dataset.toString(), "--progress", "none");
         assertEquals(0, convert.status(), convert.toString());
+
+        Path loop = temp.resolve("readme_loop.py");
+        Files.writeString(loop, readmeTrainingLoop().replace("/data/pets", dataset.toString()));
+        Launcher.Result readme = run(temp, venv.resolve("bin/python").toString(), loop.toString());
+        assertEquals(0, readme.status(), readme.toString());
+        assertTrue(readme.stdout().contains("epoch 2: 3 batches, last loss"), readme.toString());
 
         Launcher.Result training = run(temp, venv.resolve("bin/python").toString(),
             Launcher.repo().resolve("acceptance/src/test/python/wheel_training.py").toString(), dataset.toString(),
@@ -74,11 +87,12 @@ class PythonWheelTest {
 
         // DDP: two ranks on this machine, started by torchrun from the venv (its python, Debian's torch through the
         // system site packages). --redirects/--tee work around torch 1.13's Std.from_str on Python 3.11, which
-        // otherwise fails before starting a rank. Rendezvous on a free loopback port (--standalone always takes 29400).
+        // otherwise fails before starting a rank (--tee 2: a rank's stderr on the console too, as the README runs
+        // it). Rendezvous on a free loopback port (--standalone always takes 29400).
         Path torchrunLogs = Files.createDirectories(temp.resolve("logs/torchrun"));
         Launcher.Result ddp = run(temp, venv.resolve("bin/python").toString(), "-m", "torch.distributed.run",
             "--nnodes=1", "--rdzv_backend=c10d", "--rdzv_endpoint=localhost:0", "--nproc_per_node=2",
-            "--redirects", "2", "--tee", "1", "--log_dir",
+            "--redirects", "2", "--tee", "2", "--log_dir",
             torchrunLogs.toString(), Launcher.repo().resolve("acceptance/src/test/python/wheel_ddp.py").toString(),
             dataset.toString());
         System.out.println(ddp.stdout());
@@ -86,27 +100,20 @@ class PythonWheelTest {
         assertTrue(ddp.stdout().contains("disjoint, union = the epoch of 24"), ddp.toString());
     }
 
-    /** python/ less its tests and any build output, into target. */
-    private static Path copyPackageSources(Path target) throws IOException {
-        Path python = Launcher.repo().resolve("python");
-        for (String file : List.of("pyproject.toml", "setup.py", "setup.cfg", "README-package.md")) {
-            Files.createDirectories(target);
-            Files.copy(python.resolve(file), target.resolve(file));
-        }
-        Path pkg = Files.createDirectories(target.resolve("pinshard"));
-        try (Stream<Path> files = Files.list(python.resolve("pinshard"))) {
-            for (Path file : files.filter(p -> p.toString().endsWith(".py") || p.endsWith("py.typed")).toList()) {
-                Files.copy(file, pkg.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        return target;
+    /** The README's PyTorch training loop, as printed there. */
+    private static String readmeTrainingLoop() throws IOException {
+        return DocBlocks.read(Launcher.repo().resolve("README.md"), "README.md").blocks().stream()
+            .filter(b -> b.python() && b.text().contains("from pinshard.torch import PinshardDataset")
+                && b.text().contains("for epoch in range(3)"))
+            .findFirst().orElseThrow(() -> new AssertionError("README.md has no PyTorch training loop")).text();
     }
 
     /** A command in dir with HOME there, the checkout named for the build (PINSHARD_REPO) and nothing else of it. */
     private Launcher.Result run(Path dir, String... command) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
         environment(builder);
-        return Launcher.run(builder, temp.resolve("logs"), 120);
+        // The wheel's build makes a runtime when the jar is new (jdeps, jlink: minutes on a loaded 2-core machine).
+        return Launcher.run(builder, temp.resolve("logs"), command[0].endsWith("build-wheel.sh") ? 900 : 120);
     }
 
     private void environment(ProcessBuilder builder) throws IOException {
@@ -117,5 +124,13 @@ class PythonWheelTest {
         env.remove("PINSHARD_COMMAND");
         env.remove("PYTHONPATH");
         env.remove("XDG_CACHE_HOME");
+        env.remove("JAVA_HOME");
+        // The venv's commands see no java: its bin/ alone (a venv's python and scripts need nothing else). The
+        // build script, which needs the JDK and Maven, keeps the test's PATH and JAVA_HOME.
+        if (!builder.command().get(0).endsWith("build-wheel.sh")) {
+            env.put("PATH", temp.resolve("venv/bin").toString());
+        } else if (System.getenv("JAVA_HOME") != null) {
+            env.put("JAVA_HOME", System.getenv("JAVA_HOME"));
+        }
     }
 }

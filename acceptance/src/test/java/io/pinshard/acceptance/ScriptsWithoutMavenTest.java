@@ -96,6 +96,23 @@ class ScriptsWithoutMavenTest {
      * as it lays out Fashion-MNIST (260 train, 50 test images: it fetches only when no tree is there) through
      * ./pinshard, then one epoch of two steps of 128 trains, scores the 50 and writes the chart.
      */
+    /** scripts/spark-jars.sh: a folder of jar files only (no folder for a class-data archive to trip on). */
+    @Test
+    void sparkJarsFillsAFolderWithJarsOnlyWithoutMaven() throws Exception {
+        Path jars = temp.resolve("jars");
+        Launcher.Result result = Launcher.run(script("scripts/spark-jars.sh", Map.of(), jars.toString()),
+            temp.resolve("logs"), 120);
+        assertNoMaven(result);
+        List<String> names;
+        try (var files = Files.list(jars)) {
+            names = files.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+        assertTrue(names.stream().allMatch(n -> n.endsWith(".jar")), "jar files only: " + names);
+        assertTrue(names.stream().anyMatch(n -> n.startsWith("pinshard-spark-")), "the spark module's jar: " + names);
+        assertTrue(names.stream().anyMatch(n -> n.startsWith("pinshard-writer-")), "the pinshard jars: " + names);
+        assertTrue(names.stream().anyMatch(n -> n.startsWith("spark-sql_2.13-")), "Spark's: " + names);
+    }
+
     @Test
     void trainFashionMnistRunsWithoutMaven() throws Exception {
         Path data = temp.resolve("fashion-mnist");

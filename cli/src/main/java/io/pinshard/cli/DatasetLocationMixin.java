@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.reader.Dataset;
 import io.pinshard.s3.S3DatasetProvider;
 import io.pinshard.s3.S3Location;
@@ -28,7 +29,7 @@ final class DatasetLocationMixin {
     static final class Cache {
         @Option(names = "--cache-dir", paramLabel = "DIR", description = "Shard cache for s3:// datasets, shared "
             + "by every rank and process on the node: each dataset gets DIR/<bucket>/<hash of endpoint and prefix> "
-            + "(default: ~/.cache/pinshard/s3).")
+            + "(default: s3/ in pinshard's cache folder, ~/.cache/pinshard/s3; see pinshard --help).")
         Path cacheDir;
 
         @Option(names = "--cache-limit", paramLabel = "SIZE", description = "Bytes of an s3:// dataset's shards this "
@@ -64,6 +65,7 @@ final class DatasetLocationMixin {
     S3ShardSource source(String location) {
         S3Location parsed = S3Location.parse(location);
         var settings = s3.settings();
-        return S3DatasetProvider.source(parsed, settings, cache.cacheDir, cacheLimit());
+        return S3DatasetProvider.source(parsed, settings,
+            cache.cacheDir != null ? cache.cacheDir : ImageCollection.defaultCacheRoot().resolve("s3"), cacheLimit());
     }
 }

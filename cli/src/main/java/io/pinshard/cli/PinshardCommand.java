@@ -1,5 +1,6 @@
 package io.pinshard.cli;
 
+import io.pinshard.baseline.inputs.ImageCollection;
 import io.pinshard.format.DatasetBusyException;
 import io.pinshard.format.Printable;
 import io.pinshard.format.ShardFormatException;
@@ -23,6 +24,9 @@ public final class PinshardCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** Where JavaCPP unpacks the native libraries (OpenCV, OpenBLAS, CUDA bindings): javacpp/ in the cache folder. */
+    static final String JAVACPP_CACHE = "org.bytedeco.javacpp.cachedir";
+
     /** The subcommands, in the order the usage lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(InspectCommand.class, VerifyCommand.class, ConvertCommand.class,
         MergeCommand.class, PushCommand.class, PullCommand.class, DumpCommand.class, BenchCommand.class, ServeCommand.class,
@@ -30,6 +34,10 @@ public final class PinshardCommand implements Runnable {
 
     public static void main(String[] args) {
         StaleRings.sweepDefaults(); // rings of servers killed where no reaper could remove them
+        StartupArchive.putClassListInPlaceAtExit();
+        if (System.getProperty(JAVACPP_CACHE) == null) {  // JavaCPP's default is user.home's ~/.javacpp/cache
+            System.setProperty(JAVACPP_CACHE, ImageCollection.defaultCacheRoot().resolve("javacpp").toString());
+        }
         int status = newCommandLine(args.length > 0 ? args[0] : null).execute(args);
         StartupArchive.discardUnlessSucceeded(status);
         System.exit(status);
@@ -63,6 +71,11 @@ public final class PinshardCommand implements Runnable {
                 line.addSubcommand(subcommand);
             }
         }
+        String cache = ImageCollection.defaultCacheRoot().toString().replace("%", "%%");
+        line.getCommandSpec().usageMessage().footer("%nCaches: " + cache + " (class-data archives cds/, s3:// shards "
+            + "s3/, native libraries javacpp/, the demo's demo/ and photos/): $XDG_CACHE_HOME/pinshard, else "
+            + "$HOME/.cache/pinshard, for the launcher and the JVM alike. Each rebuilds itself when missing: `rm -rf "
+            + cache + "` clears them all.");
         return line
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setExecutionExceptionHandler((e, commandLine, parseResult) -> {

@@ -70,6 +70,9 @@ class LoaderCommandsTest {
         assertEquals(json.get("seconds").asDouble() * 1e3 / json.get("batches").asDouble(),
             json.get("ms_per_batch").asDouble(), 1e-6);
         assertTrue(json.get("warmup_s").asDouble() >= 0.1 && json.has("heap_settled"), result[1]);
+        // Settled only beside a settled figure (it said true beside 67 KB per batch).
+        assertEquals(json.get("heap_bytes_per_batch").asDouble() <= 64, json.get("heap_settled").asBoolean(),
+            result[1]);
     }
 
     /** A step faster than the loader: the data-wait to expect, and what to change; bad values are usage errors. */

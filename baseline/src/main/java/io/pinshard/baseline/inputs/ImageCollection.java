@@ -26,14 +26,29 @@ public record ImageCollection(Path root, List<String> classes, List<SourceImage>
     /** Where the fetch script puts photos unless {@code PINSHARD_PHOTOS} says otherwise. */
     public static Path defaultPhotoCache() {
         String env = System.getenv("PINSHARD_PHOTOS");
-        return env != null && !env.isBlank() ? Path.of(env)
-            : Path.of(System.getProperty("user.home"), ".cache", "pinshard", "photos");
+        return env != null && !env.isBlank() ? Path.of(env) : defaultCacheRoot().resolve("photos");
     }
 
-    /** Cache root for everything benchmarks and the demo prepare. */
+    /**
+     * pinshard's cache folder, the one rule the launcher ({@code ./pinshard}, its class-data archives) and the JVM
+     * share: {@code -Dpinshard.cache}, else {@code $XDG_CACHE_HOME/pinshard} (when absolute), else
+     * {@code $HOME/.cache/pinshard} (the environment's HOME, as the launcher reads it, not the passwd entry Java's
+     * user.home is: with HOME set elsewhere, in a container or under {@code sudo -E}, the two had split), else
+     * user.home's. The demo, S3 shards, the photos, the native libraries JavaCPP unpacks and the benchmarks' inputs
+     * live there; deleting it costs only their rebuilding.
+     */
     public static Path defaultCacheRoot() {
         String property = System.getProperty("pinshard.cache");
-        return property != null ? Path.of(property) : Path.of(System.getProperty("user.home"), ".cache", "pinshard");
+        if (property != null && !property.isBlank()) {
+            return Path.of(property);
+        }
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        if (xdg != null && xdg.startsWith("/")) {
+            return Path.of(xdg, "pinshard");
+        }
+        String home = System.getenv("HOME");
+        return Path.of(home != null && home.startsWith("/") ? home : System.getProperty("user.home"), ".cache",
+            "pinshard");
     }
 
     /**
