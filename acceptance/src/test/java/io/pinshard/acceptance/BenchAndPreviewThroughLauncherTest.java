@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** bench and preview as a newcomer runs them, on one small dataset of three classes. */
+@org.junit.jupiter.api.Tag("process")
 class BenchAndPreviewThroughLauncherTest {
     @TempDir
     static Path temp;

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * first run however that run ends, put into place by the next start, and no temporary file stays in the cache. Each
  * test runs with a HOME of its own, so every run here is a subcommand's first run (the case the launcher got wrong).
  */
+@org.junit.jupiter.api.Tag("process")
 class LauncherProcessTest {
     private static final Path SHM = Path.of("/dev/shm");
 

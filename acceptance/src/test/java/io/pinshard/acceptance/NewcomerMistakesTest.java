@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the path and says what is wrong with it and what to do (exit 2 for usage, 1 for a destination refused), never a
  * Java stack trace, and nothing is written.
  */
+@org.junit.jupiter.api.Tag("process")
 class NewcomerMistakesTest {
     @TempDir
     Path temp;

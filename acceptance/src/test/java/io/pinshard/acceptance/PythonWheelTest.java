@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * state_dict round trip mid-epoch, a training loop), and wheel_ddp.py on two ranks under torchrun (gloo): disjoint samples whose
  * union is the epoch.
  */
+@org.junit.jupiter.api.Tag("process")
 class PythonWheelTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
 

@@ -30,6 +30,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * file in the cache verifies, the dead processes' part files are swept, and a new process reads everything
  * without waiting on any lock.
  */
+@org.junit.jupiter.api.Tag("process")
 class SharedCacheKillTest {
     private static final int KILLS = 5;
 

@@ -29,6 +29,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Push and pull against a real S3 server on loopback (s3proxy), with the faults a kill or a tampered store leave. */
+@org.junit.jupiter.api.Tag("process")
 class DatasetPushPullTest {
     private static final long MIB = 1L << 20;
     private static final AtomicInteger BUCKETS = new AtomicInteger();
