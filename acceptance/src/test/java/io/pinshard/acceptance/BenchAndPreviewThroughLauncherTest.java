@@ -52,7 +52,12 @@ class BenchAndPreviewThroughLauncherTest {
         assertTrue(Pattern.compile("warmup_s +[0-9.]+").matcher(bench.stdout()).find(), "the warm-up it took: " + bench);
         Matcher heap = Pattern.compile("heap_bytes_per_batch +([0-9.]+)").matcher(bench.stdout());
         assertTrue(heap.find(), bench.toString());
-        assertTrue(Double.parseDouble(heap.group(1)) <= 1024, "the steady state, not the JIT's warm-up: " + bench);
+        // The warm-up waits for the JIT's state (nothing finished compiling in a window, no compile running), not for
+        // seconds: however loaded the machine, the figure is the steady state's, unless auto reached its 30 s cap
+        // first, which the report then says.
+        boolean capped = bench.stdout().contains("heap_bytes_per_batch may still include JIT warm-up");
+        assertTrue(capped || Double.parseDouble(heap.group(1)) <= 1024, "the steady state, not the JIT's warm-up: "
+            + bench);
     }
 
     /** Records from every class, each column captioned with class and key, each row with what it shows. */
