@@ -3,7 +3,8 @@
 # `mvn verify` (.ci/run runs it with --junitxml, so a failure names its test). Writes the two small datasets the
 # tests serve with serve's ServeTestData, on the class path serve's build wrote (scripts/module-classpath.sh: no
 # Maven after `mvn verify`), then runs pytest with PINSHARD_COMMAND, PINSHARD_TEST_DATASET, PINSHARD_TEST_RECORDS
-# and PINSHARD_TEST_FIELDS_DATASET set. Arguments go to pytest (e.g. --junitxml FILE, -k NAME, -x).
+# and PINSHARD_TEST_FIELDS_DATASET set, leaving no pytest cache or Hypothesis database in the checkout. Arguments go
+# to pytest (e.g. --junitxml FILE, -k NAME, -x).
 # Needs Debian's /usr/bin/python3 with torch, numpy and pytest (apt-get install python3-torch python3-numpy
 # python3-pytest); without them it says which is missing and exits 0, the tests skipped (PINSHARD_REQUIRE_PYTHON=1:
 # exits 1 instead).
@@ -34,4 +35,4 @@ java "${flags[@]}" -cp "$classpath" io.pinshard.serve.ServeTestData "$data" "$re
 cd "$root"
 PINSHARD_COMMAND="[\"$root/pinshard\"]" PINSHARD_TEST_DATASET="$data/data" PINSHARD_TEST_RECORDS="$records" \
   PINSHARD_TEST_FIELDS_DATASET="$data/fields" \
-  "$python" -m pytest -p no:cacheprovider -v -rs python/tests "$@"
+  "$python" -m pytest -p no:cacheprovider -p no:hypothesispytest -v -rs python/tests "$@"
