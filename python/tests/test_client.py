@@ -1,7 +1,7 @@
 """Tests of the Python ring client against a real `pinshard serve`.
 
-Run by the cli's PythonClientTest in `mvn verify`, which sets:
-  PINSHARD_COMMAND       JSON list: how to start pinshard (a JVM on the test class path)
+Run by scripts/test-python.sh (after `mvn verify`, under pytest), which sets:
+  PINSHARD_COMMAND       JSON list: how to start pinshard (this checkout's ./pinshard)
   PINSHARD_TEST_DATASET  a raw dataset where record r is filled with the byte r % 251 and labelled r % 5
 By hand: PINSHARD_COMMAND='["./pinshard"]' PINSHARD_TEST_DATASET=DIR /usr/bin/python3 -m unittest discover python/tests
 """
@@ -32,7 +32,7 @@ RING_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 
 def needs_server(cls):
     return unittest.skipUnless(DATASET and os.environ.get("PINSHARD_COMMAND"),
-                               "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (PythonClientTest does)")(cls)
+                               "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (scripts/test-python.sh does)")(cls)
 
 
 def wait_for(condition, seconds, what):
@@ -47,7 +47,7 @@ FIELDS_DATASET = os.environ.get("PINSHARD_TEST_FIELDS_DATASET")
 
 
 @unittest.skipUnless(FIELDS_DATASET and os.environ.get("PINSHARD_COMMAND"),
-                     "PINSHARD_TEST_FIELDS_DATASET / PINSHARD_COMMAND not set (cli's PythonClientTest sets them)")
+                     "PINSHARD_TEST_FIELDS_DATASET / PINSHARD_COMMAND not set (scripts/test-python.sh sets them)")
 class ServedFields(unittest.TestCase):
     """Record fields through the ring: captions as str, a fixed int32 pair as one tensor, boxes through the crop."""
 

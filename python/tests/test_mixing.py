@@ -1,6 +1,6 @@
 """pinshard.torch.MixedDataset: exact shares per epoch, a seeded schedule, sources that run into their next epoch,
 and a state_dict that resumes to the identical remaining batches — on counting sources (no server) and on two
-real PinshardDatasets (with PINSHARD_COMMAND and PINSHARD_TEST_DATASET, as PythonClientTest sets them)."""
+real PinshardDatasets (with PINSHARD_COMMAND and PINSHARD_TEST_DATASET, as scripts/test-python.sh sets them)."""
 
 import os
 import sys
@@ -113,7 +113,7 @@ RECORDS = int(os.environ.get("PINSHARD_TEST_RECORDS", "50"))
 
 
 @unittest.skipUnless(DATASET and os.environ.get("PINSHARD_COMMAND"),
-                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (PythonClientTest does)")
+                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (scripts/test-python.sh does)")
 class RealServers(unittest.TestCase):
     """Two servers over the test dataset (record r filled with r % 251, labelled r % 5), told apart by order."""
 

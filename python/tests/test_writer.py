@@ -2,7 +2,7 @@
 pixels and labels are read back with the format's own Python reader (format-spec/tools/read_shard.py); bad samples
 and failed conversions raise WriteError with the reason.
 
-Run by the cli's PythonClientTest (which sets PINSHARD_COMMAND); by hand:
+Run by scripts/test-python.sh (which sets PINSHARD_COMMAND); by hand:
   PINSHARD_COMMAND='["./pinshard"]' /usr/bin/python3 -m unittest python/tests/test_writer.py
 """
 
@@ -23,7 +23,7 @@ from pinshard.writer import _png  # noqa: E402
 from read_shard import read_manifest, read_path  # noqa: E402
 
 needs_pinshard = unittest.skipUnless(os.environ.get("PINSHARD_COMMAND"),
-                                     "set PINSHARD_COMMAND (PythonClientTest does)")
+                                     "set PINSHARD_COMMAND (scripts/test-python.sh does)")
 
 
 def records_of(dataset):

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** bench and preview as a newcomer runs them, on one small dataset of three classes. */
+@org.junit.jupiter.api.Tag("process")
 class BenchAndPreviewThroughLauncherTest {
     @TempDir
     static Path temp;
@@ -42,16 +43,32 @@ class BenchAndPreviewThroughLauncherTest {
         // Crop 32 of the 48 x 40 images: a reduction, the loader's usual case. Crop 64 (an enlargement) sometimes runs
         // the vector kernel in a state that allocates ~184 KB per batch after any warm-up (seen in 3 of 6 runs on
         // 2026-12-02; OpenCV's resampler allocates nothing there): reported in issue 23's closing note.
-        Launcher.Result bench = pinshard("bench", dataset.toString(), "--workers", "1", "--batch", "4", "--crop", "32",
-            "--seconds", "2", "--step-ms", "10000");
-        assertEquals(0, bench.status(), bench.toString());
+        Launcher.Result bench = bench();
         assertFalse(Pattern.compile("(?m)^data_wait_pct").matcher(bench.stdout()).find(),
             "the do-nothing trainer's data-wait is meaningless: " + bench);
         assertTrue(bench.stdout().contains("keeps up: the loader fills a batch in"), bench.toString());
         assertTrue(Pattern.compile("warmup_s +[0-9.]+").matcher(bench.stdout()).find(), "the warm-up it took: " + bench);
+        // The steady state, not the JIT's: as HeapRounds judges the in-process checks, the least of up to three runs
+        // (a deoptimisation, or a starved compiler on a loaded machine, costs one run heap; a loader that allocates
+        // per batch does so in every run).
+        List<Launcher.Result> runs = new ArrayList<>(List.of(bench));
+        while (heapPerBatch(runs.get(runs.size() - 1)) > 1024 && runs.size() < 3) {
+            runs.add(bench());
+        }
+        assertTrue(heapPerBatch(runs.get(runs.size() - 1)) <= 1024, "the steady state, not the JIT's warm-up: " + runs);
+    }
+
+    private static Launcher.Result bench() throws Exception {
+        Launcher.Result bench = pinshard("bench", dataset.toString(), "--workers", "1", "--batch", "4", "--crop", "32",
+            "--seconds", "2", "--step-ms", "10000");
+        assertEquals(0, bench.status(), bench.toString());
+        return bench;
+    }
+
+    private static double heapPerBatch(Launcher.Result bench) {
         Matcher heap = Pattern.compile("heap_bytes_per_batch +([0-9.]+)").matcher(bench.stdout());
         assertTrue(heap.find(), bench.toString());
-        assertTrue(Double.parseDouble(heap.group(1)) <= 1024, "the steady state, not the JIT's warm-up: " + bench);
+        return Double.parseDouble(heap.group(1));
     }
 
     /** Records from every class, each column captioned with class and key, each row with what it shows. */

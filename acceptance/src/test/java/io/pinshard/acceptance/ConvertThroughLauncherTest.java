@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What a newcomer meets with convert and verify: empty inputs, an output already taken, an empty dataset. */
+@org.junit.jupiter.api.Tag("process")
 class ConvertThroughLauncherTest {
     @TempDir
     Path temp;

@@ -60,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * it prints how many blocks ran, were marked (with the reasons) and were skipped, and checks they add up to every
  * shell and Python block.
  */
+@org.junit.jupiter.api.Tag("process")
 class DocsAcceptanceTest {
     /** Seconds one block may run ({@code -Dpinshard.docsTest.blockTimeout=S} for a slow machine). */
     static final int BLOCK_TIMEOUT_SECONDS = Integer.getInteger("pinshard.docsTest.blockTimeout", 90);

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kills at N points per party (default 3 here, to keep {@code mvn verify} short; the closing note of issue 23 gives
  * a 50-point run).
  */
+@org.junit.jupiter.api.Tag("process")
 class KillPartiesTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * first run however that run ends, put into place by the next start, and no temporary file stays in the cache. Each
  * test runs with a HOME of its own, so every run here is a subcommand's first run (the case the launcher got wrong).
  */
+@org.junit.jupiter.api.Tag("process")
 class LauncherProcessTest {
     private static final Path SHM = Path.of("/dev/shm");
 
@@ -115,7 +116,8 @@ class LauncherProcessTest {
             .toFile()).start();
         assertTrue(Processes.await(() -> bench.info().command().orElse("").endsWith("java")
             && !Processes.withArgument(dataset.toString()).isEmpty(), 30), "bench runs in a JVM under its pid");
-        Thread.sleep(1500); // well into the run
+        assertTrue(Processes.await(() -> Processes.threads(bench.pid()).stream()
+            .anyMatch(thread -> thread.contains("(pinshard-loader")), 60), "bench's loader runs: well into the run");
         bench.destroy();
         assertTrue(bench.waitFor(5, TimeUnit.SECONDS), "bench ended within 5 s of SIGTERM to its pid:\n"
             + Files.readString(temp.resolve("bench.log")));

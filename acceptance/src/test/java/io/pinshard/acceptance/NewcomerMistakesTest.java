@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the path and says what is wrong with it and what to do (exit 2 for usage, 1 for a destination refused), never a
  * Java stack trace, and nothing is written.
  */
+@org.junit.jupiter.api.Tag("process")
 class NewcomerMistakesTest {
     @TempDir
     Path temp;
@@ -188,7 +189,7 @@ class NewcomerMistakesTest {
         Path photos = ImageFolders.classFolders(temp.resolve("photos"), 150, "a", "b");
         Path out = temp.resolve("data");
         // Enlarged and JPEG-encoded on one worker in 1-MiB shards: a first shard within a tenth of a second, the run
-        // seconds long (4 s here), so a signal sent when the first shard is there lands midway even under load.
+        // seconds long (4 s here).
         String[] convert = {"convert", photos.toString(), "-o", out.toString(), "--upscale", "--shorter-side", "2048",
             "--codec", "jpeg", "--workers", "1", "--shard-size", "1MiB", "--progress", "none"};
         Path err = temp.resolve("convert-stderr.log");
@@ -196,7 +197,13 @@ class NewcomerMistakesTest {
             .redirectError(err.toFile()).start();
         assertTrue(Processes.await(() -> Files.exists(out.resolve("shard-00000.pinshard")), 60),
             "a first shard is finished");
-        process.destroy(); // SIGTERM, as `kill PID`
+        // Frozen (SIGSTOP) the moment its first shard is there, the run is checked to be midway, and the signal is
+        // sent while it cannot move: it lands midway however loaded the machine, not after a run that ended.
+        kill("-STOP", process);
+        assertTrue(Processes.await(() -> stopped(process), 30), "every thread of the convert stopped");
+        assertTrue(process.isAlive() && !Files.exists(out.resolve("manifest.json")), "midway when frozen");
+        process.destroy(); // SIGTERM, as `kill PID`: pending until the process runs again
+        kill("-CONT", process);
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "stops");
         String said = Files.readString(err);
         assertEquals(143, process.exitValue(), "stopped by the signal, not finished before it: " + said);
@@ -208,6 +215,18 @@ class NewcomerMistakesTest {
         assertEquals(0, again.status(), again.toString());
         assertTrue(again.stdout().contains("resumed after"), again.toString());
         assertFalse(again.stderr().contains("stopped by a signal"), "a run that finishes says nothing of a stop");
+    }
+
+    /** {@code kill SIGNAL PID}. */
+    private static void kill(String signal, Process process) throws Exception {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+        assertEquals(0, kill.waitFor(), "kill " + signal + " " + process.pid());
+    }
+
+    /** Whether every thread of {@code process} is stopped (state T), or it is gone. */
+    private static boolean stopped(Process process) {
+        return !process.isAlive()
+            || Processes.threads(process.pid()).stream().allMatch(thread -> Processes.state(thread) == 'T');
     }
 
     @Test

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with SIGKILL leaves its lock file, and the same command run again takes it over, resumes and writes the bytes of an
  * uninterrupted run.
  */
+@org.junit.jupiter.api.Tag("process")
 class OneWriterPerDirectoryTest {
     /** Slow commits (the converter's test hook) so that the first convert is still running when the others start. */
     private static final String SLOW = "-Dpinshard.convert.testCommitDelayMillis=400";

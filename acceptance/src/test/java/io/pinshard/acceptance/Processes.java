@@ -3,6 +3,7 @@ package io.pinshard.acceptance;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,29 @@ final class Processes {
             }
             return seen.toString();
         }
+    }
+
+    /**
+     * The threads of process {@code pid} as their /proc/PID/task/TID/stat lines ("TID (NAME) STATE ...", NAME the
+     * thread's first 15 characters); none once the process is gone, and none of a thread that ended meanwhile.
+     */
+    static List<String> threads(long pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.flatMap(task -> {
+                try {
+                    return Stream.of(Files.readString(task.resolve("stat")));
+                } catch (IOException gone) {
+                    return Stream.empty();
+                }
+            }).collect(Collectors.toList());
+        } catch (IOException | UncheckedIOException gone) {
+            return List.of();
+        }
+    }
+
+    /** The state letter of a {@link #threads} line: R, S, D, T (stopped), t, Z, ... */
+    static char state(String threadStat) {
+        return threadStat.charAt(threadStat.lastIndexOf(')') + 2);
     }
 
     /** The names in {@code directory} (none when it does not exist). */

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * within 2 s of its end, whether it ends normally or by an exception, the exception is shown, and nothing of the
  * session is left in /dev/shm or running.
  */
+@org.junit.jupiter.api.Tag("process")
 class PythonContextManagerTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
     private static final Pattern RETURNED = Pattern.compile("returned ([0-9.]+) s after the block's end");

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code AWS_*} variables and {@code --s3-path-style}. s3rver keeps aws-chunked request bodies verbatim, so over
  * http a push that did not check what landed "succeeded" with every object corrupt (issue 23, finding 5).
  */
+@org.junit.jupiter.api.Tag("process")
 class S3StoresTest {
     private static final String BUCKET = "datasets";
     private static final String PREFIX = "ds";

@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * by verify itself) and call no Maven, neither a plugin that verify did not fetch nor a rebuild. The reactor builds
  * examples, torch, spark, s3 and reader before this module, so their outputs are fresh.
  */
+@org.junit.jupiter.api.Tag("process")
 class ScriptsWithoutMavenTest {
     private static final String STUB_MARK = "mvn stub:";
 

@@ -6,6 +6,7 @@ import io.pinshard.format.Printable;
 import io.pinshard.parquet.ParquetLister;
 import io.pinshard.s3.S3Location;
 import io.pinshard.s3.transfer.TransferException;
+import io.pinshard.writer.DatasetWriterOptions;
 import io.pinshard.writer.convert.AspectPolicy;
 import io.pinshard.writer.convert.ConvertException;
 import io.pinshard.writer.convert.ConvertOptions;
@@ -116,7 +117,8 @@ final class ConvertCommand implements Callable<Integer> {
         description = "Let a manifest's relative paths lead outside the manifest's folder (with ..); without it such rows are rejected.")
     boolean allowOutsidePaths;
 
-    @Option(names = "--shorter-side", paramLabel = "PX", defaultValue = "320", description = "Shorter side of every output image (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--shorter-side", paramLabel = "PX", defaultValue = "" + ConvertOptions.DEFAULT_SHORTER_SIDE,
+        description = "Shorter side of every output image (default: ${DEFAULT-VALUE}).")
     int shorterSide;
 
     @Option(names = "--upscale", description = "Enlarge images smaller than --shorter-side (default: keep them as they are).")
@@ -130,7 +132,7 @@ final class ConvertCommand implements Callable<Integer> {
         description = "Past --max-aspect: crop (keep the centre, longer side cut to shorter x RATIO) or reject (default: ${DEFAULT-VALUE}).")
     String aspectPolicy;
 
-    @Option(names = "--reducing-gap", paramLabel = "GAP", defaultValue = "2",
+    @Option(names = "--reducing-gap", paramLabel = "GAP", defaultValue = "" + ConvertOptions.DEFAULT_REDUCING_GAP,
         description = "Decode JPEGs at the largest DCT scale (1/8, 1/4, 1/2) leaving the shorter side >= GAP x --shorter-side,"
             + " then area-resize; 1 = fastest, 0 = always full size (default: ${DEFAULT-VALUE}, as Pillow's reducing_gap).")
     double reducingGap;
@@ -145,10 +147,11 @@ final class ConvertCommand implements Callable<Integer> {
         description = "raw, lz4, jpeg or auto (lz4 where it saves at least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
     String codec;
 
-    @Option(names = "--jpeg-quality", paramLabel = "Q", defaultValue = "90", description = "JPEG quality 1-100 for --codec jpeg (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--jpeg-quality", paramLabel = "Q", defaultValue = "" + ConvertOptions.DEFAULT_JPEG_QUALITY,
+        description = "JPEG quality 1-100 for --codec jpeg (default: ${DEFAULT-VALUE}).")
     int jpegQuality;
 
-    @Option(names = "--shard-size", paramLabel = "SIZE", defaultValue = "256MiB",
+    @Option(names = "--shard-size", paramLabel = "SIZE", defaultValue = DatasetWriterOptions.DEFAULT_TARGET_SHARD_MIB + "MiB",
         description = "Target shard size: bytes or a number with KiB, MiB, GiB (or K, M, G; powers of 1024). Default: ${DEFAULT-VALUE}.")
     String shardSize;
 
@@ -403,8 +406,7 @@ final class ConvertCommand implements Callable<Integer> {
         double ratio = s.outputBytes() == 0 ? 0 : (double) s.inputBytes() / s.outputBytes();
         out.printf(Locale.ROOT, "bytes in: %s   out: %s in %d shard(s)   ratio: %.2fx%n", Units.bytes(s.inputBytes()),
             Units.bytes(s.outputBytes()), s.shards(), ratio);
-        out.printf(Locale.ROOT, "wall time: %.2f s   %.1f images/s%n", seconds,
-            seconds > 0 ? (s.inputs() - s.resumedInputs()) / seconds : 0.0);
+        out.println(Units.wallTime(seconds, s.inputs() - s.resumedInputs(), "images"));
         int shown = 0;
         for (DatasetManifest.Rejected rejected : s.rejections()) {
             if (shown++ == 20) {

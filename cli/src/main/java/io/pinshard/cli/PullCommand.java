@@ -77,8 +77,7 @@ final class PullCommand implements Callable<Integer> {
                 + " manifest %s%n", from, Printable.escape(directory.toString()), result.downloaded(),
             Units.bytes(result.downloadedBytes()), result.skipped(), Units.bytes(result.skippedBytes()),
             result.manifestWritten() ? "put in place last" : "unchanged (already there)");
-        out.printf(Locale.ROOT, "wall time: %.2f s   %.1f MB/s%n", seconds,
-            seconds > 0 ? result.downloadedBytes() / 1e6 / seconds : 0.0);
+        out.println(Units.wallTime(seconds, result.downloadedBytes() / 1e6, "MB"));
         out.flush();
         return 0;
     }

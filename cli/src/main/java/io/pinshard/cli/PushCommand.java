@@ -79,8 +79,7 @@ final class PushCommand implements Callable<Integer> {
             result.skipped(), Units.bytes(result.skippedBytes()),
             result.resumedParts() > 0 ? ", " + result.resumedParts() + " part(s) of interrupted uploads reused" : "",
             result.manifestWritten() ? "written last" : "unchanged (already there)");
-        out.printf(Locale.ROOT, "wall time: %.2f s   %.1f MB/s%n", seconds,
-            seconds > 0 ? result.uploadedBytes() / 1e6 / seconds : 0.0);
+        out.println(Units.wallTime(seconds, result.uploadedBytes() / 1e6, "MB"));
         if (!result.deleted().isEmpty()) {
             out.printf(Locale.ROOT, "deleted %d stale shard object(s) the manifest does not list%n",
                 result.deleted().size());

@@ -2,9 +2,15 @@ package io.pinshard.cli;
 
 import java.util.Locale;
 
-/** Human-readable sizes. */
+/** Human-readable sizes, and the wall-time line a command's report ends with. */
 final class Units {
     private Units() {
+    }
+
+    /** "wall time: 1.23 s   45.6 UNIT/s": {@code amount} of UNIT over {@code seconds} (0 for an instant run). */
+    static String wallTime(double seconds, double amount, String unit) {
+        return String.format(Locale.ROOT, "wall time: %.2f s   %.1f %s/s", seconds, seconds > 0 ? amount / seconds : 0.0,
+            unit);
     }
 
     static String bytes(long bytes) {

@@ -171,6 +171,7 @@ class ConvertFieldsTest {
         assertEquals(List.of(), new DatasetVerifier().verify(fromJsonl));
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void killedFieldsConversionResumesToTheSameBytes() throws Exception {
         Path tar = tmp.resolve("many.tar");

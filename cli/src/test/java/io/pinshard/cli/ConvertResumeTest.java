@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that nothing left behind passes for a dataset, reruns the same command and requires the result
  * to be byte-identical to an uninterrupted run.
  */
+@org.junit.jupiter.api.Tag("process")
 class ConvertResumeTest {
     private static final String[] OPTIONS = {"--shorter-side", "24", "--shard-size", "8KiB", "--progress", "none"};
 

@@ -159,6 +159,7 @@ class InspectAndVerifyCommandTest {
         }
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void aFifoInPlaceOfAShardEndsEveryCommandPromptly() throws Exception {
         CommandTestSupport.writeDataset(dir, 4);

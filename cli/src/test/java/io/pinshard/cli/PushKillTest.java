@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * A push SIGKILLed midway (no finally block, no shutdown hook runs) leaves no manifest at the destination, and the
  * same command run again sends only the shards that are missing and gives a dataset that pulls and verifies.
  */
+@org.junit.jupiter.api.Tag("process")
 class PushKillTest {
     @RegisterExtension
     static final S3ServerExtension server = new S3ServerExtension();

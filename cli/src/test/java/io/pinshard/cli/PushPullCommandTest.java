@@ -31,6 +31,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * push, pull and convert --output s3:// against a real S3 server on loopback; everything they print, the log
  * included, is captured and searched for the secret.
  */
+@org.junit.jupiter.api.Tag("process")
 class PushPullCommandTest {
     private static final AtomicInteger BUCKETS = new AtomicInteger();
     @RegisterExtension

@@ -24,6 +24,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** inspect, verify, bench and preview given s3://bucket/prefix, against a real S3 server on loopback. */
+@org.junit.jupiter.api.Tag("process")
 class RemoteDatasetCommandTest {
     @RegisterExtension
     static final S3ServerExtension server = new S3ServerExtension();

@@ -33,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * lets a client in this JVM stream epochs (so the workers keep writing slots), and tampers with the file at a random
  * moment. Before the guarded ring writes, truncation killed the server with SIGBUS in OpenCV's resize.
  */
+@org.junit.jupiter.api.Tag("process")
 class ServeRingTamperTest {
     /** Runs per tamper: 2 in {@code mvn verify} (one per resampler), {@code -Dpinshard.tamperRuns=5} for more. */
     private static final int RUNS = Integer.getInteger("pinshard.tamperRuns", 2);

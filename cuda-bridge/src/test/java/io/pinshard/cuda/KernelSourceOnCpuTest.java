@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * floating-point contraction, must produce exactly the Java reference's bytes. This checks the kernel's indexing and
  * arithmetic where no GPU is available; {@link CudaAugmentGpuTest} checks the real GPU. Skips without g++.
  */
+@org.junit.jupiter.api.Tag("process")
 class KernelSourceOnCpuTest {
     @TempDir
     static Path dir;

@@ -64,6 +64,7 @@ class DatasetWriteLockTest {
         return line;
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void aSecondProcessIsRefusedAtOnceNamingTheDirectoryTheLockFileAndTheHolder() throws Exception {
         Path dataset = tmp.resolve("pets");
@@ -87,6 +88,7 @@ class DatasetWriteLockTest {
         }
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void aHolderKilledWithSigkillLeavesAFileTheNextWriterTakes() throws Exception {
         Path dataset = tmp.resolve("killed");

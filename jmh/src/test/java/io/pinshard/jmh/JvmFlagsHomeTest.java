@@ -98,6 +98,7 @@ class JvmFlagsHomeTest {
         return pom.substring(start + name.length() + 2, pom.indexOf("</" + name + ">", start));
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void theLauncherAddsConvertsFlagsAndTheClassDataArchiveFromThePom() throws Exception {
         String base = jvmFlags();

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its length, into destinations of exactly their capacity. Any read or write past them aborts the run; so does a cut
  * the rules refuse or one that is not a stream. Skipped where gcc cannot build with the sanitizers.
  */
+@org.junit.jupiter.api.Tag("process")
 class CutFuzzTest {
     @TempDir
     Path temp;

@@ -65,7 +65,15 @@ class LoaderMetricsTest {
                 // Hold the third epoch's second batch while the periodic event fires: position and ring are visible.
                 try (Epoch epoch = loader.epoch(2)) {
                     try (Batch first = epoch.next(); Batch second = epoch.next()) {
-                        Thread.sleep(1000); // ten periods; JFR's periodic thread runs the hook once each
+                        // Held until a periodic event has seen them (JFR's periodic thread runs the hook every 100 ms,
+                        // later on a loaded machine): read back from dumps of the running recording.
+                        Path sofar = temp.resolve("sofar.jfr");
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                        do {
+                            Thread.sleep(100);
+                            recording.dump(sofar);
+                        } while (RecordingFile.readAllEvents(sofar).stream().noneMatch(e -> e.getEventType().getName()
+                            .equals(LoaderStatsEvent.NAME) && isHeld(fields(e))) && System.nanoTime() < deadline);
                     }
                 }
                 recording.stop();
@@ -79,8 +87,7 @@ class LoaderMetricsTest {
                     waits.add(fields(event));
                 }
             }
-            Map<String, Object> held = stats.stream().filter(e -> e.get("batchInEpoch").equals(2L)
-                && e.get("images").equals(2L * RECORDS + 16)).findFirst().orElse(null);
+            Map<String, Object> held = stats.stream().filter(LoaderMetricsTest::isHeld).findFirst().orElse(null);
             assertNotNull(held, "no statistics event while holding batch 2 of epoch 2: " + stats);
             assertEquals(loader.name(), held.get("loader"), held.toString());
             assertEquals(2, (int) held.get("epoch"));
@@ -187,6 +194,11 @@ class LoaderMetricsTest {
             });
             assertEquals(0, heap, "trainer-thread heap bytes over 4 batches, least of up to 3 epochs");
         }
+    }
+
+    /** Whether a statistics event saw the trainer holding batch 2 of epoch 2, after two whole epochs. */
+    private static boolean isHeld(Map<String, Object> stats) {
+        return stats.get("batchInEpoch").equals(2L) && stats.get("images").equals(2L * RECORDS + 16);
     }
 
     private static Map<String, Object> fields(RecordedEvent event) {

@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * kills the JVM; pinshard must end with a {@code ShardFormatException} naming the shard. A child JVM does the
  * reading, so a crash fails this test instead of the test run.
  */
+@org.junit.jupiter.api.Tag("process")
 class TruncatedShardTest {
     @TempDir
     Path temp;

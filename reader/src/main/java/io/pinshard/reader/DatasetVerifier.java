@@ -56,6 +56,14 @@ public final class DatasetVerifier {
     }
 
     /**
+     * Checksums and structure only (no payload decoded), no link out of the directory: the check of shards a transfer
+     * has just fetched or is about to install, and of a pulled dataset.
+     */
+    public static DatasetVerifier checksumsOnly() {
+        return new DatasetVerifier(false, false);
+    }
+
+    /**
      * @param threads how many shards to check at once (each thread with its own decoder); the problems
      *                come out in the same order whatever the count
      */

@@ -184,6 +184,7 @@ class VerifyMatchesLoaderTest {
             m.metadata(), m.rejected())));
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void aFifoOrADeviceInPlaceOfAShardIsRefusedWithoutReadingIt() throws Exception {
         TestImages.writeDataset(dir, 6, 256);

@@ -361,7 +361,7 @@ public final class ShardCache implements AutoCloseable {
             try {
                 ObjectDownload.Body body = download.to(part);
                 // The CRC32C computed as the bytes arrived stands for a pass reading the whole file back.
-                List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(part, dataset,
+                List<Problem> problems = DatasetVerifier.checksumsOnly().verifyDownloadedShard(part, dataset,
                     manifest, position, expectedShardNumber, body.crc32c());
                 if (!problems.isEmpty()) {
                     throw corrupt(dataset, object, body.etag(), entry, problems);

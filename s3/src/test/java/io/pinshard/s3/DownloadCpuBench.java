@@ -218,7 +218,7 @@ public final class DownloadCpuBench {
             DatasetManifest.ShardEntry entry = manifest.shards().get(i);
             int crc = (int) Long.parseLong(entry.crc32c(), 16);
             timed.submit(() -> {
-                List<Problem> problems = new DatasetVerifier(false, false).verifyDownloadedShard(
+                List<Problem> problems = DatasetVerifier.checksumsOnly().verifyDownloadedShard(
                     dataset.resolve(entry.file()), dataset.toString(), manifest, index, numbers[index], crc);
                 if (!problems.isEmpty()) {
                     throw new IllegalStateException(problems.toString());

@@ -44,6 +44,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * that nothing corrupt or partial is left in the cache, and for the loader which shard failed under each error
  * policy. The table of cases is printed at the end and written to {@code target/fault-table.md}.
  */
+@org.junit.jupiter.api.Tag("process")
 class FaultInjectionTest {
     private static final String BUCKET = "faults";
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(8);

@@ -29,6 +29,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * open reads only the manifest,
  * whatever the number of shards: its sizes and CRCs stand for a HEAD per shard.
  */
+@org.junit.jupiter.api.Tag("process")
 class ManyShardsRequestsTest {
     @RegisterExtension
     static final S3ServerExtension server = new S3ServerExtension().withBuckets("many");

@@ -22,6 +22,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * 256 KiB pieces read, written and checksummed) allocates no more heap on the downloading thread than a 1 MiB one,
  * beyond the noise of one request's own allocations. Before, a ByteBuffer per piece was 48 bytes each or more.
  */
+@org.junit.jupiter.api.Tag("process")
 class ObjectDownloadHeapTest {
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final int SMALL = 1 << 20;

@@ -17,6 +17,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+@org.junit.jupiter.api.Tag("process")
 class S3ClientsTest {
     @RegisterExtension
     static final S3ServerExtension server = new S3ServerExtension();

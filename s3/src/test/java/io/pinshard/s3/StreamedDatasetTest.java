@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Datasets opened from a real S3 server on loopback: records, the loader, the cache limit, the cache's files. */
+@org.junit.jupiter.api.Tag("process")
 class StreamedDatasetTest {
     private static final int RECORDS = 240;
     @RegisterExtension

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * the sticky, world-writable {@code /dev/shm} with this one: each hung or attached before and is refused now,
  * naming the path and its owner. Skipped, saying why, where the test cannot run a second user.
  */
+@org.junit.jupiter.api.Tag("process")
 class RingDirectoryTest {
     private static final int NOBODY = 65534;
     private static final Path SHM = Path.of("/dev/shm");

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * here by one allocation of {@link #maxRegionLength()} before the test; after it, the ring must leave no file
  * behind (its own and its temporary name), which is this suite's leak check beside the live-region count.
  */
+@org.junit.jupiter.api.Tag("process")
 class RingFileAllocatorTest extends AbstractBatchMemoryAllocatorTest {
     private static final int SLOTS = 8;
     private static final long SLOT_BYTES = 1 << 20;

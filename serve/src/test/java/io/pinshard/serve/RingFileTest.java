@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The ring file as an allocator and as a file: what the loader may ask, what a client finds. */
+@org.junit.jupiter.api.Tag("process")
 class RingFileTest {
     @TempDir
     Path temp;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The ring protocol end to end, with a Java client in this process standing in for the Python one. */
+@org.junit.jupiter.api.Tag("process")
 class RingServerTest {
     static final int RECORDS = 50;
     @TempDir

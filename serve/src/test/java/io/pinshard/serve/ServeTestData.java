@@ -13,8 +13,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A small raw dataset: record r is a 40 x 48 image filled with the byte r % 251, label r % 5, so any crop of it is
- * that byte too and a reader can check each pixel it gets against the sample id. Shared with the cli's
- * PythonClientTest through the test-jar.
+ * that byte too and a reader can check each pixel it gets against the sample id. Shared with other modules' tests
+ * through the test-jar; {@link #main} writes the Python client's (scripts/test-python.sh).
  */
 public final class ServeTestData {
     public static final int HEIGHT = 40;
@@ -26,6 +26,21 @@ public final class ServeTestData {
     /** Field schema of {@link #writeWithFields}. */
     public static final List<FieldSchema> FIELDS = List.of(FieldSchema.variable("caption", FieldType.UTF8),
         FieldSchema.fixed("tags", FieldType.INT32, 2), FieldSchema.variable("boxes", FieldType.FLOAT32));
+
+    /**
+     * {@code DIRECTORY RECORDS}: writes {@code DIRECTORY/data} ({@link #write}) and {@code DIRECTORY/fields}
+     * ({@link #writeWithFields}) of RECORDS records each, the datasets python/tests reads.
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 2) {
+            System.err.println("usage: ServeTestData DIRECTORY RECORDS");
+            System.exit(2);
+        }
+        Path directory = Path.of(args[0]);
+        int records = Integer.parseInt(args[1]);
+        write(directory.resolve("data"), records);
+        writeWithFields(directory.resolve("fields"), records);
+    }
 
     public static Path write(Path directory, int records) throws IOException {
         return write(directory, records, false);

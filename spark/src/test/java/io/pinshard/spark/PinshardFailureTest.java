@@ -51,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that looks like a dataset. Spark does not speculate in local mode (TaskSchedulerImpl starts speculation only off
  * local), so the speculative duplicate is driven through the DataSource V2 API as Spark would drive it.
  */
+@org.junit.jupiter.api.Tag("process")
 class PinshardFailureTest {
     /** One record per shard: a task that fails part-way has finished shards in its staging folder. */
     static final Map<String, String> OPTIONS = Map.of("shorterSide", "128", "codec", "lz4", "shardSize", "4KiB");

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * back with one column per field, and a DataFrame's columns written as fields read back the same, in the shards and
  * in Spark.
  */
+@org.junit.jupiter.api.Tag("process")
 class PinshardFieldsSparkTest {
     private static final int RECORDS = 20;
     private static final List<FieldSchema> SCHEMA = List.of(

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The spark-submit main class against convert: on a CSV manifest (convert's own lister) and on a local folder
  * (binaryFile's listing without content); in both each task reads its files.
  */
+@org.junit.jupiter.api.Tag("process")
 class PinshardSparkConvertTest {
     @TempDir
     Path temp;

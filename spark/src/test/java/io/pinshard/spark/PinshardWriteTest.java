@@ -47,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (keys, labels, decoded pixels byte for byte) and the same rejections with the same reasons; the result verifies and
  * reads back through {@code format("pinshard")}.
  */
+@org.junit.jupiter.api.Tag("process")
 class PinshardWriteTest {
     /** The options both sides get; small shards, so every task writes several. */
     static final Map<String, String> OPTIONS = Map.of("shorterSide", "192", "codec", "auto", "shardSize", "256KiB");

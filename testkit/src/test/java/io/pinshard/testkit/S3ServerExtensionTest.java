@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The extension starts a real, signature-checking s3proxy on 127.0.0.1 with its buckets, and stops it again. */
+@org.junit.jupiter.api.Tag("process")
 class S3ServerExtensionTest {
     @RegisterExtension
     static final S3ServerExtension S3 = new S3ServerExtension().withBuckets("made-at-start");

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * named, not a dead surefire. The kept tensor must hold the batch's own values (a copy taken before the close),
  * the loader must go on (its slot back once the kept tensor is freed), and nothing may leak.
  */
+@org.junit.jupiter.api.Tag("process")
 class KeptTensorTest extends TorchDatasetTest {
     @TempDir
     Path temp;

@@ -26,6 +26,7 @@ class LibtorchTest {
         return out;
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void nativesForAnotherPlatformFailToLoadWithAReasonNotACrash() throws Exception {
         // JavaCPP looks for linux-arm64 natives, which the classpath does not have: a genuine load failure.
@@ -35,6 +36,7 @@ class LibtorchTest {
         assertTrue(out.contains("of: libtorch unavailable"), out);
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void disablingItIsAReasonToo() throws Exception {
         String out = runChild("-Dpinshard.torch.disable=true");

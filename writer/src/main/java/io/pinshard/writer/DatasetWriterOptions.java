@@ -21,7 +21,9 @@ import java.util.Objects;
 public record DatasetWriterOptions(long targetShardBytes, int alignment, List<String> classes,
                                    Map<String, Object> preprocessing, Map<String, Object> manifestMetadata,
                                    String writerVersion, List<FieldSchema> fields) {
-    public static final long DEFAULT_TARGET_SHARD_BYTES = 256L << 20;
+    /** The default target shard size in MiB (convert's --shard-size default is this with "MiB"). */
+    public static final int DEFAULT_TARGET_SHARD_MIB = 256;
+    public static final long DEFAULT_TARGET_SHARD_BYTES = (long) DEFAULT_TARGET_SHARD_MIB << 20;
 
     public DatasetWriterOptions {
         if (targetShardBytes < ShardLayout.MIN_SHARD_BYTES || targetShardBytes > ShardLayout.MAX_SHARD_BYTES) {

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * whose step only reads the batch's tensors. It must fire; and the same loader must not warn a trainer whose step
  * takes longer than a batch takes to make (a 40 ms step standing for the accelerator's work).
  */
+@org.junit.jupiter.api.Tag("process")
 class DataWaitWarningTest {
     private static final int STEPS = 120; // two of the monitor's 50-step windows after warm-up
     private static Path data;

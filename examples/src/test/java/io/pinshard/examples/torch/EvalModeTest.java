@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * The example scores the test split with {@code LoaderMode.EVAL} and {@code evalCropFraction(1.0)} at crop 28: every
  * test image must reach the model exactly as stored (no resampling, no crop), label included, each once.
  */
+@org.junit.jupiter.api.Tag("process")
 class EvalModeTest {
     private static Path data;
 

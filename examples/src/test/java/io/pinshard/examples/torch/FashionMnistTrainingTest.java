@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (it reaches 79-80 %; the full run over 90 %), its loss must fall, the loader must keep up (no data-wait warning), and the same
  * seed must give the same loss at every step.
  */
+@org.junit.jupiter.api.Tag("process")
 class FashionMnistTrainingTest {
     private static Path data;
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * their compiled code: docs/benchmarks.md), so this guards any change to how the kernel reads its source. A child
  * JVM does it, so a crash fails this test instead of the test run.
  */
+@org.junit.jupiter.api.Tag("process")
 class KernelTruncationTest {
     @TempDir
     Path temp;

@@ -25,6 +25,7 @@ class ResamplerTest {
         assertEquals(Resampler.OPENCV, Resampler.OPENCV.effective());
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void withoutTheModuleAutoFallsBackToOpenCvSaysSoAndVectorSaysWhy() throws Exception {
         String out = runWithoutVectorModule();

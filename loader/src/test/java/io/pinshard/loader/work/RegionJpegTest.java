@@ -190,6 +190,7 @@ class RegionJpegTest {
         return pixels;
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void aJvmToldToUseOpenCvFallsBackWithOneLogLine() throws Exception {
         Path dir = TestDatasets.write(temp.resolve("fallback"), 24, Codec.JPEG, 3, 1 << 20);

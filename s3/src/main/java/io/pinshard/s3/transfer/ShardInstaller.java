@@ -34,7 +34,7 @@ public final class ShardInstaller {
 
     /** What is wrong with {@code file} as listed shard {@code position}, or null when it is that shard. */
     public String check(Path file, int position) {
-        return summary(new DatasetVerifier(false, false).verifyShardFile(file, dataset, manifest, position,
+        return summary(DatasetVerifier.checksumsOnly().verifyShardFile(file, dataset, manifest, position,
             expectedNumbers[position]));
     }
 
@@ -55,7 +55,7 @@ public final class ShardInstaller {
      *                           {@code target} left as it was
      */
     public void install(Path staged, Path target, int position, String source, int stagedCrc32c) {
-        String problem = summary(new DatasetVerifier(false, false).verifyDownloadedShard(staged, dataset, manifest,
+        String problem = summary(DatasetVerifier.checksumsOnly().verifyDownloadedShard(staged, dataset, manifest,
             position, expectedNumbers[position], stagedCrc32c));
         if (problem != null) {
             deleteQuietly(staged);

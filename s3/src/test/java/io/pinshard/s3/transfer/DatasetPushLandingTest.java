@@ -34,6 +34,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * the push naming the object, with no manifest left over the shards; auto chunked encoding then pushes again
  * without it.
  */
+@org.junit.jupiter.api.Tag("process")
 class DatasetPushLandingTest {
     private static final long MIB = 1L << 20;
     private static final String BUCKET = "landing";

@@ -93,6 +93,7 @@ class HostileListingTest {
         assertEquals(0, listing.ignored());
     }
 
+    @org.junit.jupiter.api.Tag("process")
     @Test
     void unreadableClassFolderIsOneRejectedInputNotAnAbortedRun() throws Exception {
         Path locked = tmp.resolve("in/dog");

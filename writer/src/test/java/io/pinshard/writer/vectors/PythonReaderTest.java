@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * CRC32C), and must reject every single-byte change and every truncation of a shard. Evidence that
  * the specification is complete and its checksum coverage claim holds for an independent reader.
  */
+@org.junit.jupiter.api.Tag("process")
 class PythonReaderTest {
     private static final Path PYTHON = Path.of("/usr/bin/python3");
 
