@@ -17,6 +17,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * values with the Vector API. Everything is allocated in the constructor; a row allocates nothing.
  */
 public class PixelRows {
+    /**
+     * System property: {@code 256} keeps the vector kernels (the crop's and the rows') at 256-bit vectors on a CPU
+     * with 512-bit ones (to measure the two side by side, and to test the 256-bit path there).
+     */
+    public static final String BITS_PROPERTY = "pinshard.vector.bits";
     /** Channels of a crop (RGB). */
     static final int CHANNELS = 3;
     /** Room after a row's last value: any vector may read or write one whole vector past it. */
@@ -124,5 +129,10 @@ public class PixelRows {
             tile.getBytes(y * values, tileRow, 0, values);
             writeRow(tileRow, y, image);
         }
+    }
+
+    /** Whether {@link #BITS_PROPERTY} holds the vector kernels to 256-bit vectors. */
+    static boolean held256() {
+        return "256".equals(System.getProperty(BITS_PROPERTY, "").trim());
     }
 }

@@ -31,14 +31,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
  */
 public final class VectorCropResizer implements CropKernel {
-    /**
-     * System property: {@code 256} keeps 256-bit vectors on a CPU with 512-bit ones (to measure the two side by
-     * side, and to test the 256-bit path there).
-     */
-    public static final String BITS_PROPERTY = "pinshard.vector.bits";
     /** 512-bit vectors where the CPU has them (AVX-512: half the instructions per row), else 256. */
-    private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512
-        && !"256".equals(System.getProperty(BITS_PROPERTY, "").trim());
+    private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && !PixelRows.held256();
     private static final VectorSpecies<Byte> WINDOW = WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256;
     private static final VectorSpecies<Byte> HALF = WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128;
     private static final VectorSpecies<Short> LANES = WIDE ? ShortVector.SPECIES_512 : ShortVector.SPECIES_256;

@@ -26,8 +26,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The root pom's JVM flags say so ({@code -XX:CompileCommand=dontinline,...VectorPixelRows::writeRow}).
  */
 public final class VectorPixelRows extends PixelRows {
-    private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512
-        && !"256".equals(System.getProperty(VectorCropResizer.BITS_PROPERTY, "").trim());
+    private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && !held256();
     private static final VectorSpecies<Float> FLOATS = WIDE ? FloatVector.SPECIES_512 : FloatVector.SPECIES_256;
     private static final VectorSpecies<Integer> INTS = WIDE ? IntVector.SPECIES_512 : IntVector.SPECIES_256;
     private static final VectorSpecies<Short> SHORTS = WIDE ? ShortVector.SPECIES_256 : ShortVector.SPECIES_128;
