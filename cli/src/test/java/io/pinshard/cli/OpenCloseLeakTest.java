@@ -18,9 +18,13 @@ import io.pinshard.s3.S3TestSettings;
 import io.pinshard.serve.RingServer;
 import io.pinshard.testkit.S3ServerExtension;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,17 +41,23 @@ import software.amazon.awssdk.services.s3.S3Client;
  * full collection by {@link #HEAP_SLACK}: what the JVM and the C library settle into on their own as threads come and
  * go (malloc arenas, metaspace, code cache; seen: at most +4 mappings and +6 MiB outside the heap on 2026-12-04), far
  * below what one leak per round adds over 900 rounds: 900 mappings for a shard or ring left mapped, 390 MiB for a
- * loader's ring of 2 x 221-kB slots left allocated. The heap's committed size is left out of the RSS figure: the
- * collector grows and shrinks it at will (+146 MiB of RSS over the S3 rounds, all of it heap, in a JVM that ran other
- * tests before); what the heap retains is judged by its use after a collection instead. The S3 rounds' RSS outside
- * the heap is reported, not judged: it grows (see there).
+ * loader's ring of 2 x 221-kB slots left allocated. The Java heap's address range is left out of the RSS figure (the
+ * resident bytes of every mapping outside the range {@code GC.heap_info} names): the collector commits, touches and
+ * shrinks it at will (+146 MiB of RSS over the S3 rounds, all of it heap, in a JVM that ran other tests before; RSS
+ * less the committed heap grew 53 MiB on CI as the collector touched more of a committed heap); what the heap retains
+ * is judged by its use after a collection instead. A leak grows RSS round after round, settling does not: the RSS
+ * figure is judged on the second half of the rounds only, so the JIT's and malloc's settling while the first half
+ * runs (C2's arenas on a 2-core machine, the S3 client's pools) does not count.
  */
 @Tag("process") // an S3 server on loopback
 class OpenCloseLeakTest {
     static final int WARMUP = 100;
     static final int ROUNDS = 1_000;
-    /** RSS outside the Java heap may grow this much between the warm-up and the end: malloc's and the JIT's settling. */
-    static final long RSS_SLACK = 48L << 20;
+    /**
+     * RSS outside the Java heap may grow this much over the second half of the rounds: malloc's and the JIT's late
+     * settling. A loader ring leaked per round adds 195 MiB there.
+     */
+    static final long RSS_SLACK = 32L << 20;
     /** The heap in use after a full collection may grow this much: caches the JDK and libraries fill once. */
     static final long HEAP_SLACK = 16L << 20;
     /** Mappings may grow this much: malloc arenas (one or two mappings each) and metaspace chunks made late. */
@@ -78,7 +88,7 @@ class OpenCloseLeakTest {
     @Test
     void aDatasetOpenedAndClosedLeavesNothing() throws Exception {
         RecordView view = new RecordView();
-        assertNoGrowth("dataset", true, () -> {
+        assertNoGrowth("dataset", () -> {
             try (Dataset dataset = Dataset.open(local)) {
                 dataset.record(dataset.size() - 1, view);
             }
@@ -88,7 +98,7 @@ class OpenCloseLeakTest {
     @Test
     void aLoaderOpenedForAnEpochAndClosedLeavesNothing() throws Exception {
         try (Dataset dataset = Dataset.open(local)) {
-            assertNoGrowth("loader", true, () -> {
+            assertNoGrowth("loader", () -> {
                 try (Loader loader = Loader.open(dataset, loaderOptions()); Epoch epoch = loader.epoch(0)) {
                     int batches = 0;
                     for (Batch batch : epoch) {
@@ -106,7 +116,7 @@ class OpenCloseLeakTest {
     void aServedRingStartedAndClosedLeavesNothing() throws Exception {
         Path ring = tmp.resolve("leak.ring");
         try (Dataset dataset = Dataset.open(local)) {
-            assertNoGrowth("served ring", true, () -> {
+            assertNoGrowth("served ring", () -> {
                 try (RingServer server = RingServer.start(dataset, loaderOptions(), ring, RingServer.Settings.defaults(),
                         event -> { })) {
                     // Before RingReaper said "done", a stopped server's reaper removed this ring now and then (its
@@ -124,11 +134,11 @@ class OpenCloseLeakTest {
         S3Location location = S3Location.parse("s3://leaks/set");
         Path cache = tmp.resolve("cache");
         RecordView view = new RecordView();
-        // Resident memory outside the heap is not judged here yet: it grew by 13 to 71 MiB over the 900 rounds in
-        // four runs on 2026-12-04 (30-80 kB a round, fds, mappings and heap flat), which this test found and which is
-        // open (reported with issue 37): a native leak of each S3 source's client, or malloc's arenas under its
-        // threads, not yet told apart. Fds, mappings and the heap are judged.
-        assertNoGrowth("S3-streamed dataset", false, () -> {
+        // Resident memory outside the heap grew 13 to 71 MiB over 900 rounds in four runs when it was figured as RSS
+        // less the committed heap; counted outside the heap's address range it grows 17-20 MiB over the first 450
+        // rounds after the warm-up and -0.3 to +2.2 MiB over the last 450 (2026-12-04, three runs): the S3 client's
+        // and malloc's settling, not a leak per round. Judged like the others on the second half.
+        assertNoGrowth("S3-streamed dataset", () -> {
             try (Dataset dataset = Dataset.open(S3DatasetProvider.source(location, settings, cache, Long.MAX_VALUE))) {
                 dataset.record(0, view);
             }
@@ -140,50 +150,79 @@ class OpenCloseLeakTest {
     }
 
     /**
-     * Runs {@code round} WARMUP times, takes the figures, runs it to ROUNDS, takes them again and compares (resident
-     * memory outside the heap only when {@code judgeRss}).
+     * Runs {@code round} WARMUP times, takes the figures, runs it halfway to ROUNDS and to ROUNDS, taking them each
+     * time, and compares: fds, mappings and the heap from the warm-up to the end, resident memory outside the heap
+     * over the second half.
      */
-    static void assertNoGrowth(String what, boolean judgeRss, Round round) throws Exception {
+    static void assertNoGrowth(String what, Round round) throws Exception {
         for (int i = 0; i < WARMUP; i++) {
             round.run();
         }
         Figures warm = Figures.now();
-        for (int i = WARMUP; i < ROUNDS; i++) {
+        int half = (WARMUP + ROUNDS) / 2;
+        for (int i = WARMUP; i < half; i++) {
+            round.run();
+        }
+        Figures middle = Figures.now();
+        for (int i = half; i < ROUNDS; i++) {
             round.run();
         }
         Figures end = Figures.now();
-        String report = String.format(Locale.ROOT, "%s after %d rounds: %s; after %d: %s", what, WARMUP, warm, ROUNDS,
-            end);
+        String report = String.format(Locale.ROOT, "%s after %d rounds: %s; after %d: %s; after %d: %s", what, WARMUP,
+            warm, half, middle, ROUNDS, end);
         System.out.println(report);
         assertTrue(end.fds() <= warm.fds(), "file descriptors grew: " + report);
         assertTrue(end.mappings() - warm.mappings() <= MAPPING_SLACK, "memory mappings grew by more than "
             + MAPPING_SLACK + ": " + report);
-        assertTrue(!judgeRss || end.nativeRss() - warm.nativeRss() <= RSS_SLACK, "resident memory outside the heap grew by more"
-            + " than " + (RSS_SLACK >> 20) + " MiB: " + report);
+        assertTrue(end.nativeRss() - middle.nativeRss() <= RSS_SLACK, "resident memory outside the heap grew"
+            + " by more than " + (RSS_SLACK >> 20) + " MiB over the last " + (ROUNDS - half) + " rounds: " + report);
         assertTrue(end.heapUsed() - warm.heapUsed() <= HEAP_SLACK, "the heap retained more than "
             + (HEAP_SLACK >> 20) + " MiB more: " + report);
     }
 
     /**
-     * This process's open file descriptors, memory mappings, resident bytes outside the Java heap (RSS less the
-     * heap's committed bytes) and heap bytes in use after a full collection.
+     * This process's open file descriptors, memory mappings, resident bytes outside the Java heap's address range and
+     * heap bytes in use after a full collection.
      */
     record Figures(long fds, long mappings, long nativeRss, long heapUsed) {
-        static Figures now() throws IOException {
+        /** The heap's range in {@code GC.heap_info}'s first line: {@code [0x0000000687400000, 0x0000000800000000)}. */
+        static final Pattern HEAP_RANGE = Pattern.compile("\\[0x(\\p{XDigit}+), 0x(\\p{XDigit}+)\\)");
+        /** A mapping's first line in /proc/self/smaps: {@code 7f2c1a000000-7f2c1a021000 rw-p ...}. */
+        static final Pattern MAPPING = Pattern.compile("^(\\p{XDigit}+)-(\\p{XDigit}+) .*");
+
+        static Figures now() throws Exception {
             System.gc(); // what only a collection frees (direct buffers, closed channels' cleaners) is not a leak
-            java.lang.management.MemoryUsage heap = java.lang.management.ManagementFactory.getMemoryMXBean()
-                .getHeapMemoryUsage();
+            long heapUsed = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             long fds;
             try (var list = Files.list(Path.of("/proc/self/fd"))) {
                 fds = list.count();
             }
-            long mappings;
-            try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
-                mappings = lines.count();
+            long[] heap = heapRange();
+            long mappings = 0;
+            long rssOutsideHeap = 0;
+            boolean inHeap = false;
+            for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
+                Matcher mapping = MAPPING.matcher(line);
+                if (mapping.matches()) {
+                    mappings++;
+                    long start = Long.parseUnsignedLong(mapping.group(1), 16);
+                    long end = Long.parseUnsignedLong(mapping.group(2), 16);
+                    inHeap = start >= heap[0] && end <= heap[1];
+                } else if (line.startsWith("Rss:") && !inHeap) {
+                    rssOutsideHeap += Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+                }
             }
-            long rss = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmRSS:"))
-                .mapToLong(l -> Long.parseLong(l.replaceAll("\\D", "")) * 1024).findFirst().orElseThrow();
-            return new Figures(fds, mappings, rss - heap.getCommitted(), heap.getUsed());
+            return new Figures(fds, mappings, rssOutsideHeap, heapUsed);
+        }
+
+        /** The Java heap's reserved address range, start inclusive and end exclusive, from {@code GC.heap_info}. */
+        static long[] heapRange() throws Exception {
+            String info = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcHeapInfo", new Object[] {null},
+                new String[] {String[].class.getName()});
+            Matcher range = HEAP_RANGE.matcher(info);
+            assertTrue(range.find(), "GC.heap_info names the heap's address range: " + info);
+            return new long[] {Long.parseUnsignedLong(range.group(1), 16), Long.parseUnsignedLong(range.group(2), 16)};
         }
 
         @Override
