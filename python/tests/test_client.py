@@ -9,6 +9,7 @@ By hand: PINSHARD_COMMAND='["./pinshard"]' PINSHARD_TEST_DATASET=DIR /usr/bin/py
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -322,6 +323,11 @@ class BadRings(unittest.TestCase):
         data = bytearray(L.slots_offset(1) + L.PAGE)
         data[0:8] = L.MAGIC
         data[L.VERSION_OFFSET:L.VERSION_OFFSET + 4] = version.to_bytes(4, "little")
+        # A valid pixels block (uint8 NHWC, mean 0, std 1), so the header's other fields are what is checked.
+        data[L.DTYPE_CODE_OFFSET:L.DTYPE_CODE_OFFSET + 4] = L.DTYPE_CODE_UINT.to_bytes(4, "little")
+        data[L.DTYPE_BITS_OFFSET:L.DTYPE_BITS_OFFSET + 4] = (8).to_bytes(4, "little")
+        data[L.LAYOUT_OFFSET:L.LAYOUT_OFFSET + 4] = L.LAYOUT_NHWC.to_bytes(4, "little")
+        data[L.STD_OFFSET:L.PIXELS_END] = struct.pack("<3d", 1.0, 1.0, 1.0)
         return bytes(data)
 
     def assert_refused(self, path, *words):

@@ -1,7 +1,7 @@
 """Training-ready pixels written by `pinshard serve` (issue 41): a CPU PinshardDataset asks the server for float32,
 float16 or bfloat16 in NCHW or NHWC, normalised; its batches equal `to_training` of the uint8 batches of the same
 (seed, epoch, records), within one ulp of the element type (bit for bit where torch fuses the multiply-add).
-Run by the cli's PythonClientTest (it sets PINSHARD_COMMAND and PINSHARD_TEST_DATASET); see test_client.py."""
+Run by scripts/test-python.sh (it sets PINSHARD_COMMAND and PINSHARD_TEST_DATASET); see test_client.py."""
 
 import os
 import sys
@@ -36,7 +36,7 @@ def first_batches(dataset, count=2):
 
 
 @unittest.skipUnless(DATASET and os.environ.get("PINSHARD_COMMAND"),
-                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (PythonClientTest does)")
+                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (scripts/test-python.sh does)")
 class ServerWritesTrainingPixels(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

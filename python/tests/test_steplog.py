@@ -1,6 +1,6 @@
 """PinshardDataset's data-wait guard: the step log's lines, the "data-wait" warning of a loop that waits for its data
-and none for a loop that computes (a real server: PINSHARD_COMMAND and PINSHARD_TEST_DATASET, as cli's
-PythonClientTest sets them), and the guard's argument checks."""
+and none for a loop that computes (a real server: PINSHARD_COMMAND and PINSHARD_TEST_DATASET, as
+scripts/test-python.sh sets them), and the guard's argument checks."""
 
 import json
 import logging
@@ -30,7 +30,7 @@ def read(path):
 
 
 @unittest.skipUnless(DATASET and os.environ.get("PINSHARD_COMMAND"),
-                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (PythonClientTest does)")
+                     "set PINSHARD_COMMAND and PINSHARD_TEST_DATASET (scripts/test-python.sh does)")
 class GuardOnARealLoop(unittest.TestCase):
     def run_loop(self, folder, job, step_seconds):
         """One epoch of 1-image batches (windows of 16 steps, the first one warm-up), each step `step_seconds` of

@@ -40,9 +40,9 @@ class BenchAndPreviewThroughLauncherTest {
      */
     @Test
     void benchReportsWhatAUserCanActOn() throws Exception {
-        // Crop 32 of the 48 x 40 images: a reduction, the loader's usual case. Crop 64 (an enlargement) sometimes runs
-        // the vector kernel in a state that allocates ~184 KB per batch after any warm-up (seen in 3 of 6 runs on
-        // 2026-12-02; OpenCV's resampler allocates nothing there): reported in issue 23's closing note.
+        // Crop 32 of the 48 x 40 images: a reduction, the loader's usual case. On an AVX-512 CPU the vector kernel
+        // allocated 67 KB per batch here (and ~184 KB at crop 64) whenever C2 compiled its weighing on its own before
+        // the row that calls it; the JVM flags (root pom) inline it now, and this run shows it stays at 0.
         Launcher.Result bench = bench();
         assertFalse(Pattern.compile("(?m)^data_wait_pct").matcher(bench.stdout()).find(),
             "the do-nothing trainer's data-wait is meaningless: " + bench);

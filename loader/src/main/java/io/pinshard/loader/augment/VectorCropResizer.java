@@ -191,7 +191,11 @@ public final class VectorCropResizer implements CropKernel {
         }
     }
 
-    /** (left, right) byte pairs -> 16 weighted values rounded to bytes. */
+    /**
+     * (left, right) byte pairs -> 16 weighted values rounded to bytes. Must be inlined into its caller, whatever C2
+     * compiled first: the root pom's JVM flags say so ({@code -XX:CompileCommand=inline,...VectorCropResizer::weigh});
+     * called as a compiled method of its own, its vectors are heap objects (67 KB per batch at crop 32, 512-bit).
+     */
     private static ByteVector weigh(ByteVector pairs, ShortVector left, ShortVector right) {
         ShortVector pair = pairs.reinterpretAsShorts(); // little-endian lanes: each short is left | right << 8
         ShortVector weighted = pair.and(LOW_BYTE).mul(left).add(pair.lanewise(VectorOperators.LSHR, 8).mul(right))
