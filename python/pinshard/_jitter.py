@@ -23,6 +23,8 @@ from typing import Any, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import torch
 
+from . import _pages
+
 __all__ = ["Jitter", "parse", "draws", "factors", "apply"]
 
 BRIGHTNESS, CONTRAST, SATURATION, HUE, GRAYSCALE = range(5)
@@ -260,7 +262,7 @@ def to_training(images: torch.Tensor, dtype: torch.dtype, layout: str, scale: to
     work_dtype = torch.float64 if dtype == torch.float64 else torch.float32
     n, height, width, _ = images.shape
     shape = (n, 3, height, width) if layout == "NCHW" else (n, height, width, 3)
-    out = torch.empty(shape, dtype=work_dtype, device=images.device)
+    out = _pages.empty(shape, work_dtype, images.device)
     nchw = out if layout == "NCHW" else out.permute(0, 3, 1, 2)
     source = images.permute(0, 3, 1, 2)
     scale4 = (scale.reshape(1, 3, 1, 1) * 255.0).to(work_dtype)
