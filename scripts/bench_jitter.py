@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Benchmark of PinshardDataset's colour jitter and data-wait guard (issue 38), CPU only:
 
-1. the loop's images/s with jitter on against off, the same photos, alternating rounds in one run (goal >= 0.7);
+1. the loop's images/s with jitter on against off, the same photos (goal >= 0.7);
 2. against torchvision's ColorJitter + RandomGrayscale per sample in DataLoader workers (RandomResizedCrop, flip,
    ToTensor, Normalize: the usual recipe), the same JPEG files (goal >= 3x);
+   1 and 2 in alternating rounds (off, on, torchvision, each after --settle seconds of quiet and with the batches
+   its producer made ahead drained first: steady-state rates; see loop_rates);
 3. the CPU jitter pass alone: ms per batch and us per image over the plain conversion;
 4. the guard's cost per step (StepLog.arrived with a step log file, and without), goal < 20 us.
 
@@ -11,7 +13,7 @@ Prepares (once) DATA/jpeg-files (the cached photos, shorter side 320, COPIES cop
 DATA/jpeg (the same files converted by `pinshard convert --codec jpeg`). Prints one JSON object per measurement.
 
 Usage: /usr/bin/python3 scripts/bench_jitter.py [--data /tmp/pinshard-bench-jitter] [--copies 8] [--batch 256]
-           [--crop 224] [--workers 2] [--batches 6] [--rounds 2] [--threads 2] [--no-torchvision]
+           [--crop 224] [--workers 2] [--batches 6] [--rounds 2] [--threads 2] [--settle 2] [--no-torchvision]
 Run it from outside python/ (or with PYTHONPATH=python from the checkout root).
 """
 import argparse
@@ -61,40 +63,25 @@ def prepare(data, copies):
 
 
 def _epochs(ds):
-    """A PinshardDataset's batches, epoch after epoch."""
+    """A PinshardDataset's (or DataLoader's) batches, epoch after epoch."""
     while True:
         for batch in ds:
             yield batch
 
 
-def timed_batches(iterator, batches):
-    """images/s over `batches` batches after one warm-up batch."""
-    next(iterator)
+def timed_batches(iterator, batches, drain):
+    """images/s over `batches` batches after `drain` untimed ones: the batches its producer made ahead while it
+    waited (ring slots, DataLoader prefetch) come out at the consumer's speed, not the producer's, so they are
+    drained first and the timed batches are the steady state of producer and consumer."""
+    for _ in range(drain):
+        next(iterator)
     start, images = time.perf_counter(), 0
     for _ in range(batches):
         images += next(iterator)[0].shape[0]
     return images / (time.perf_counter() - start)
 
 
-def loop_rates(args, dataset):
-    common = dict(batch_size=args.batch, crop=args.crop, workers=args.workers, mean=MEAN, std=STD, seed=1)
-    plain = PinshardDataset(dataset, **common)
-    jittered = PinshardDataset(dataset, jitter=JITTER, grayscale=GRAYSCALE, **common)
-    rates = {"off": [], "on": []}
-    streams = {"off": _epochs(plain), "on": _epochs(jittered)}
-    try:
-        for round_ in range(args.rounds):
-            for name in ("off", "on"):  # alternating: both see the same machine load
-                rates[name].append(timed_batches(streams[name], args.batches))
-                print(json.dumps({"what": "pinshard loop", "jitter": name, "round": round_,
-                                  "images_per_s": round(rates[name][-1], 1)}), flush=True)
-    finally:
-        plain.close()
-        jittered.close()
-    return rates
-
-
-def torchvision_rate(args, folder):
+def torchvision_loader(args, folder):
     import torchvision
     from torchvision import transforms
     transform = transforms.Compose([
@@ -102,21 +89,41 @@ def torchvision_rate(args, folder):
         transforms.ColorJitter(**JITTER), transforms.RandomGrayscale(GRAYSCALE),
         transforms.ToTensor(), transforms.Normalize(MEAN, STD)])
     dataset = torchvision.datasets.ImageFolder(folder, transform=transform)
-    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers,
-                                         persistent_workers=True, drop_last=True)
-    rates = []
-    stream = _cycle(loader)
-    for _ in range(args.rounds):
-        rates.append(timed_batches(stream, args.batches))
-        print(json.dumps({"what": "torchvision DataLoader", "round": len(rates) - 1,
-                          "images_per_s": round(rates[-1], 1)}), flush=True)
+    # one long epoch of random draws, as on a real data set: with these few photos an epoch is one batch, and each
+    # batch is one worker's, so epoch by epoch only one worker would ever work
+    sampler = torch.utils.data.RandomSampler(dataset, num_samples=len(dataset) * 100_000)
+    return torch.utils.data.DataLoader(dataset, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
+                                       persistent_workers=True, drop_last=True)
+
+
+def loop_rates(args, dataset, folder):
+    """Each round times jitter off, jitter on and (unless --no-torchvision) torchvision's DataLoader in turn, so all
+    three see the same machine load. Before each, --settle seconds of quiet: the stream timed just before refills
+    its ring (or prefetch) after its last batch, work that would otherwise land on the next one's time. An untimed
+    round first (JIT, worker start-up)."""
+    common = dict(batch_size=args.batch, crop=args.crop, workers=args.workers, mean=MEAN, std=STD, seed=1)
+    plain = PinshardDataset(dataset, **common)
+    jittered = PinshardDataset(dataset, jitter=JITTER, grayscale=GRAYSCALE, **common)
+    streams = {"off": _epochs(plain), "on": _epochs(jittered)}
+    if not args.no_torchvision:
+        streams["torchvision"] = _epochs(torchvision_loader(args, folder))
+    drain = max(2, 2 * args.workers) + 1  # pinshard's default prefetch, and DataLoader's 2 per worker, plus one
+    rates = {name: [] for name in streams}
+    try:
+        for round_ in range(-1, args.rounds):
+            for name, stream in streams.items():
+                time.sleep(args.settle)
+                rate = timed_batches(stream, args.batches, drain)
+                if round_ < 0:
+                    continue
+                rates[name].append(rate)
+                what = ({"what": "torchvision DataLoader"} if name == "torchvision" else
+                        {"what": "pinshard loop", "jitter": name})
+                print(json.dumps(dict(what, round=round_, images_per_s=round(rate, 1))), flush=True)
+    finally:
+        plain.close()
+        jittered.close()
     return rates
-
-
-def _cycle(loader):
-    while True:
-        for batch in loader:
-            yield batch
 
 
 def jitter_pass(args):
@@ -180,22 +187,23 @@ def main():
     parser.add_argument("--batches", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--settle", type=float, default=2.0)
     parser.add_argument("--no-torchvision", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     prepare(args.data, args.copies)
     guard = guard_cost()
     conversion = jitter_pass(args)
-    rates = loop_rates(args, os.path.join(args.data, "jpeg"))
+    rates = loop_rates(args, os.path.join(args.data, "jpeg"), os.path.join(args.data, "jpeg-files"))
     summary = {"what": "summary", "batch": args.batch, "crop": args.crop, "workers": args.workers,
                "jitter_on_over_off": round(np.median(rates["on"]) / np.median(rates["off"]), 3),
                "pinshard_jitter_images_per_s": round(float(np.median(rates["on"])), 1),
                "guard_us_per_step": round(guard["with step log"] + 2 * guard["clock"], 2),
                "cpu_jitter_us_per_image": conversion["jitter_extra_us_per_image"]}
-    if not args.no_torchvision:
-        baseline = torchvision_rate(args, os.path.join(args.data, "jpeg-files"))
-        summary["torchvision_images_per_s"] = round(float(np.median(baseline)), 1)
-        summary["pinshard_over_torchvision"] = round(float(np.median(rates["on"]) / np.median(baseline)), 2)
+    if "torchvision" in rates:
+        summary["torchvision_images_per_s"] = round(float(np.median(rates["torchvision"])), 1)
+        summary["pinshard_over_torchvision"] = round(float(np.median(rates["on"]) / np.median(rates["torchvision"])),
+                                                     2)
     print(json.dumps(summary), flush=True)
 
 

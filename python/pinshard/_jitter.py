@@ -23,6 +23,8 @@ from typing import Any, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import torch
 
+from . import _pages
+
 __all__ = ["Jitter", "parse", "draws", "factors", "apply"]
 
 BRIGHTNESS, CONTRAST, SATURATION, HUE, GRAYSCALE = range(5)
@@ -139,75 +141,137 @@ def factors(jitter: Jitter, seed: int, epoch: int, records: Any) -> Factors:
     return Factors(values[0], values[1], values[2], values[3], grey)
 
 
-def _grey(x: torch.Tensor) -> torch.Tensor:
-    """rgb_to_grayscale of NCHW x: [n, 1, H, W]."""
-    g = x[:, 0:1] * GREY_WEIGHTS[0]
+def _grey(x: torch.Tensor, out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """rgb_to_grayscale of NCHW x: [n, 1, H, W], into `out` when given."""
+    g = x[:, 0:1] * GREY_WEIGHTS[0] if out is None else torch.mul(x[:, 0:1], GREY_WEIGHTS[0], out=out)
     g.add_(x[:, 1:2], alpha=GREY_WEIGHTS[1])
     return g.add_(x[:, 2:3], alpha=GREY_WEIGHTS[2])
 
 
-def _hue(x: torch.Tensor, shift: torch.Tensor) -> None:
-    """adjust_hue in place on NCHW x in [0, 1]: to HSV, h = (h + shift) mod 1, back to RGB; torchvision's result to
-    float rounding, in fewer passes: hue from the max channel's difference, and HSV to RGB by the closed form
-    c = v - v s clamp(min(k, 4 - k), 0, 1) with v s = chroma, k = (n + 6 h) mod 6, n = 5, 3, 1 for R, G, B (no sector selects)."""
-    r, g, b = x[:, 0], x[:, 1], x[:, 2]
-    maxc = torch.max(torch.max(r, g), b)
-    chroma = maxc - torch.min(torch.min(r, g), b)
-    inv = 1.0 / torch.where(chroma == 0, torch.ones_like(chroma), chroma)
-    h = torch.where(maxc == r, (g - b) * inv, torch.where(maxc == g, (b - r) * inv + 2.0, (r - g) * inv + 4.0))
-    h6 = torch.remainder(h.div_(6.0).add_(shift.view(-1, 1, 1)), 1.0).mul_(6.0)
-    for channel, n in enumerate((5.0, 3.0, 1.0)):
-        k = torch.remainder(h6 + n, 6.0)
-        t = torch.min(k, 4.0 - k).clamp_(0.0, 1.0)
-        torch.sub(maxc, t.mul_(chroma), out=x[:, channel])  # v s = chroma
+class _Batch:
+    """A batch's factors as [N, 1, 1, 1] columns on the images' device in the working dtype, with what the passes
+    derive from them (brightness / 255, 1 - contrast, 1 - saturation: once a batch, not once a chunk; in float32
+    first, the factors' own type, as the per-chunk code did), and the scratch planes [chunk, 1, H, W] every chunk's
+    passes write into with out= (no allocation per operation)."""
+
+    def __init__(self, f: Factors, chunk: int, height: int, width: int, dtype: torch.dtype, device: torch.device,
+                 pixels: bool) -> None:
+        def column(values: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+            return None if values is None else values.view(-1, 1, 1, 1).to(device=device, dtype=dtype,
+                                                                           non_blocking=True)
+
+        first = f.brightness / 255.0 if pixels and f.brightness is not None else f.brightness
+        self.first = column(first)  # x = pixels * first (or x * first), then clamped
+        self.unscaled = torch.tensor(1.0 / 255.0, dtype=dtype, device=device)  # as x.mul_(1.0 / 255.0)
+        self.contrast = column(f.contrast)
+        self.contrast_rest = column(None if f.contrast is None else 1.0 - f.contrast)
+        self.saturation = column(f.saturation)
+        self.saturation_rest = column(None if f.saturation is None else 1.0 - f.saturation)
+        self.hue = column(f.hue)
+        self.grey = f.grey
+        count = 6 if f.hue is not None else 1 if f.saturation is not None else 0
+        self.planes = [torch.empty((chunk, 1, height, width), dtype=dtype, device=device) for _ in range(count)]
+        # HSV to RGB: the channels' centres on the hue circle, in sixths of a turn (red 0, green 2, blue 4)
+        self.centres = torch.tensor([0.0, 2.0, 4.0], dtype=dtype, device=device).view(1, 3, 1, 1)
+        self.two = torch.tensor(2.0, dtype=dtype, device=device)
+
+
+def _hue(x: torch.Tensor, shift: torch.Tensor, work: _Batch) -> None:
+    """adjust_hue in place on NCHW x in [0, 1], shift [n, 1, 1, 1] in turns: to HSV, h = (h + shift) mod 1, back to
+    RGB; torchvision's result to float rounding. Every pass writes into a scratch plane or x with out=, and none is
+    a select (torch.where) or a float remainder, the slow ones on a CPU (about 1 ms and 0.2 ms against 0.03 ms for
+    a multiply over a 4-image chunk's plane):
+    - hue in sixths from the max channel's difference (red (g - b) / chroma, green 2 + (b - r) / chroma, blue
+      4 + (r - g) / chroma), the max channel's picked with 0/1 weights from sign(max - channel) (exact, see below;
+      lerp would be too, but it is not vectorised: as slow as the select);
+    - (h + shift) mod 1 as h - floor(h), what remainder(h, 1) gives;
+    - HSV to RGB by the closed form c = v - chroma clamp(2 - ||h6 - m| - 3|, 0, 1) with m = 0, 2, 4 the channel's
+      centre, on the three channels at once: ||h6 - m| - 3| is 3 less the distance from h6 to m round the circle of
+      6, so this is clamp(min(k, 4 - k), 0, 1) with k = (h6 + 5, 3, 1) mod 6, the usual form, without the mod
+      (and each subtraction exact where the clamp lets the value through)."""
+    n = x.shape[0]
+    maxc, chroma, scratch, h, green, blue = (p[:n] for p in work.planes)
+    r, g, b = x[:, 0:1], x[:, 1:2], x[:, 2:3]
+    torch.maximum(r, g, out=maxc)
+    torch.maximum(maxc, b, out=maxc)
+    torch.minimum(r, g, out=chroma)
+    torch.minimum(chroma, b, out=chroma)
+    torch.sub(maxc, chroma, out=chroma)
+    # 1 / chroma; 1 / 2^-100 where chroma is 0 (grey: the differences below are 0 there too, so h = 0)
+    inv = torch.clamp(chroma, min=2.0 ** -100, out=scratch).reciprocal_()
+    torch.sub(g, b, out=h).mul_(inv)
+    torch.sub(b, r, out=green).mul_(inv).add_(2.0)
+    torch.sub(r, g, out=blue).mul_(inv).add_(4.0)
+    # green where green is the max (sign(max - g) = 0), else blue: blue * not_green + green * (1 - not_green), a
+    # product by 0 or 1 and a sum with 0, exact; then red where red is the max, else that
+    not_green = torch.sub(maxc, g, out=scratch).sign_()
+    blue.mul_(not_green)
+    torch.addcmul(blue, green, not_green.neg_().add_(1.0), out=green)
+    not_red = torch.sub(maxc, r, out=scratch).sign_()
+    green.mul_(not_red)
+    torch.addcmul(green, h, not_red.neg_().add_(1.0), out=h)
+    h.div_(6.0).add_(shift)
+    h.sub_(torch.floor(h, out=scratch)).mul_(6.0)
+    torch.sub(h, work.centres, out=x)
+    x.abs_().sub_(3.0).abs_()
+    torch.sub(work.two, x, out=x).clamp_(0.0, 1.0)
+    torch.sub(maxc, x.mul_(chroma), out=x)
+
+
+def _passes(x: torch.Tensor, work: _Batch, start: int, stop: int, source: Optional[torch.Tensor],
+            pixels: bool) -> None:
+    """The jitter on x, samples start..stop of the batch: x = source (the uint8 NCHW view) * brightness / 255 when
+    `source` is given (the conversion and the brightness in one pass), else in place on x (`pixels`: in [0, 255])."""
+    if source is not None:
+        torch.mul(source, work.unscaled if work.first is None else work.first[start:stop], out=x)
+    elif work.first is not None:
+        x.mul_(work.first[start:stop])
+    elif pixels:
+        x.mul_(work.unscaled)
+    if work.first is not None:
+        x.clamp_(0.0, 1.0)
+    if work.contrast is not None and work.contrast_rest is not None:
+        means = x.mean(dim=(2, 3))  # the grey image's mean, from the channels' (no weights tensor to copy over)
+        mean = (means[:, 0] * GREY_WEIGHTS[0] + means[:, 1] * GREY_WEIGHTS[1] + means[:, 2] * GREY_WEIGHTS[2])
+        x.mul_(work.contrast[start:stop]).add_(work.contrast_rest[start:stop] * mean.view(-1, 1, 1, 1))
+        x.clamp_(0.0, 1.0)
+    if work.saturation is not None and work.saturation_rest is not None:
+        grey = _grey(x, out=work.planes[0][:stop - start]).mul_(work.saturation_rest[start:stop])
+        x.mul_(work.saturation[start:stop]).add_(grey).clamp_(0.0, 1.0)
+    if work.hue is not None:
+        _hue(x, work.hue[start:stop], work)
+    if work.grey is not None:
+        mask = work.grey[start:stop]
+        if bool(mask.any()):
+            at = torch.nonzero(mask).flatten().to(x.device)
+            x[at] = _grey(x[at]).expand(-1, 3, -1, -1)
 
 
 def apply(x: torch.Tensor, f: Factors, start: int, stop: int, pixels: bool = False) -> None:
     """Jitter, in place, NCHW float x in [0, 1] (`pixels`: in [0, 255], scaled to [0, 1] in the brightness pass)
     holding samples start..stop of the batch whose factors are `f`."""
-    def view(values: torch.Tensor) -> torch.Tensor:
-        return values[start:stop].to(x.device, non_blocking=True).view(-1, 1, 1, 1)
-
-    if f.brightness is not None:
-        x.mul_(view(f.brightness) / 255.0 if pixels else view(f.brightness)).clamp_(0.0, 1.0)
-    elif pixels:
-        x.mul_(1.0 / 255.0)
-    if f.contrast is not None:
-        c = view(f.contrast)
-        means = x.mean(dim=(2, 3))  # the grey image's mean, from the channels' (no weights tensor to copy over)
-        mean = (means[:, 0] * GREY_WEIGHTS[0] + means[:, 1] * GREY_WEIGHTS[1] + means[:, 2] * GREY_WEIGHTS[2])
-        mean = mean.view(-1, 1, 1, 1)
-        x.mul_(c).add_((1.0 - c) * mean).clamp_(0.0, 1.0)
-    if f.saturation is not None:
-        s = view(f.saturation)
-        grey = _grey(x).mul_(1.0 - s)
-        x.mul_(s).add_(grey).clamp_(0.0, 1.0)
-    if f.hue is not None:
-        _hue(x, f.hue[start:stop].to(x.device, non_blocking=True))
-    if f.grey is not None:
-        mask = f.grey[start:stop]
-        if bool(mask.any()):
-            at = torch.nonzero(mask).flatten().to(x.device)
-            x[at] = _grey(x[at]).expand(-1, 3, -1, -1)
+    _passes(x, _Batch(f, x.shape[0], x.shape[2], x.shape[3], x.dtype, x.device, pixels), start, stop, None, pixels)
 
 
 def to_training(images: torch.Tensor, dtype: torch.dtype, layout: str, scale: torch.Tensor, shift: torch.Tensor,
                 f: Factors, chunk: int) -> torch.Tensor:
     """pinshard.torch.to_training with the jitter between the conversion to [0, 1] and the normalisation: a uint8
     [N, H, W, 3] batch as a new `dtype` tensor in `layout`, `chunk` samples at a time (a few on a CPU, so each pass
-    stays in cache; the whole batch on a GPU), batched per chunk, no per-sample Python step but grayscale's."""
-    work = torch.float64 if dtype == torch.float64 else torch.float32
+    stays in cache; the whole batch on a GPU), batched per chunk, no per-sample Python step but grayscale's. The
+    first pass reads the uint8 pixels and writes x = pixels * brightness / 255 (torch casts the uint8 chunk on the
+    way: as fast as a copy then a multiply, not faster)."""
+    work_dtype = torch.float64 if dtype == torch.float64 else torch.float32
     n, height, width, _ = images.shape
     shape = (n, 3, height, width) if layout == "NCHW" else (n, height, width, 3)
-    out = torch.empty(shape, dtype=work, device=images.device)
+    out = _pages.empty(shape, work_dtype, images.device)
     nchw = out if layout == "NCHW" else out.permute(0, 3, 1, 2)
     source = images.permute(0, 3, 1, 2)
-    scale4 = (scale.reshape(1, 3, 1, 1) * 255.0).to(work)
-    shift4 = shift.reshape(1, 3, 1, 1).to(work)
+    scale4 = (scale.reshape(1, 3, 1, 1) * 255.0).to(work_dtype)
+    shift4 = shift.reshape(1, 3, 1, 1).to(work_dtype)
+    work = _Batch(f, min(chunk, n), height, width, work_dtype, images.device, True)
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         x = nchw[start:stop]
-        x.copy_(source[start:stop])
-        apply(x, f, start, stop, pixels=True)
+        _passes(x, work, start, stop, source[start:stop], True)
         x.mul_(scale4).add_(shift4)
-    return out if work == dtype else out.to(dtype)
+    return out if work_dtype == dtype else out.to(dtype)

@@ -19,7 +19,7 @@ require_torch()  # before `import torch`: says which package provides it, and re
 import torch  # noqa: E402
 import torch.utils.data  # noqa: E402
 
-from . import _jitter, _steplog
+from . import _jitter, _pages, _steplog
 from .client import RingError
 from .server import Server, dataset_location
 
@@ -87,7 +87,7 @@ def to_training(images: torch.Tensor, dtype: torch.dtype = torch.float32, layout
     if scale is None or shift is None:
         scale, shift = normalisation(None, None, layout, images.device)
     work = torch.float64 if dtype == torch.float64 else torch.float32
-    out = torch.empty(source.shape, dtype=work, device=images.device)
+    out = _pages.empty(source.shape, work, images.device)
     out.copy_(source)
     torch.addcmul(shift.to(work), out, scale.to(work), out=out)
     return out if work == dtype else out.to(dtype)
@@ -391,7 +391,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
                 elif finished:
-                    images = batch.images.clone()
+                    images = _pages.empty_like(batch.images).copy_(batch.images)
                     labels = batch.labels.long()
                     batch_to_release = batch
                 else:

@@ -4,11 +4,13 @@ reference; and the dataset's argument checks. No server needed."""
 import os
 import sys
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import torch  # noqa: E402
 
+from pinshard import _pages  # noqa: E402
 from pinshard.torch import PinshardDataset, normalisation, rank_and_world, to_training  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
@@ -75,6 +77,34 @@ class ToTraining(unittest.TestCase):
             to_training(batch(), dtype=torch.int32)
         with self.assertRaisesRegex(ValueError, "std must be > 0"):
             normalisation(MEAN, (0.2, 0.0, 0.2), "NCHW")
+
+
+class HugePages(unittest.TestCase):
+    """pinshard._pages: batch tensors of 8 MiB or more advised onto huge pages, whole 2 MiB pages inside the tensor
+    only; nothing else about the tensor changes."""
+
+    def test_a_large_batch_advises_only_whole_huge_pages_inside_it(self):
+        calls = []
+        with mock.patch.object(_pages, "_madvise", side_effect=lambda *a: calls.append(a) or 0):
+            t = _pages.empty((64, 3, 224, 224), torch.float32, torch.device("cpu"))
+            small = _pages.empty((4, 3, 224, 224), torch.float32, torch.device("cpu"))  # 2.4 MB: not advised
+        self.assertEqual(((64, 3, 224, 224), torch.float32, True), (tuple(t.shape), t.dtype, t.is_contiguous()))
+        self.assertEqual((4, 3, 224, 224), tuple(small.shape))
+        self.assertEqual(1, len(calls), calls)
+        start, length, advice = calls[0]
+        huge = 2 << 20
+        self.assertEqual((0, 0, 14), (start % huge, length % huge, advice))
+        self.assertGreaterEqual(start, t.data_ptr())
+        self.assertLessEqual(start + length, t.data_ptr() + t.numel() * 4)
+        self.assertGreater(length, t.numel() * 4 - 2 * huge)
+
+    def test_the_values_and_the_copy_out_of_the_ring_are_unchanged(self):
+        images = torch.randint(0, 256, (64, 224, 224, 3), dtype=torch.uint8)
+        copy = _pages.empty_like(images).copy_(images)  # what the loop does instead of clone()
+        self.assertTrue(torch.equal(images.clone(), copy))
+        scale, shift = normalisation(MEAN, STD, "NCHW")
+        out = to_training(images[:2], torch.float32, "NCHW", scale, shift)
+        self.assertTrue(torch.equal(out, to_training(images, torch.float32, "NCHW", scale, shift)[:2]))
 
 
 class DatasetArguments(unittest.TestCase):
