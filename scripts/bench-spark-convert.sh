@@ -39,7 +39,7 @@ cat "$photos"/*/* >/dev/null  # warm the page cache
 # Spark job from the one its JVM writes at its first exit (jvm-flags.sh --cds-auto, as docs/convert.md's
 # "Start-up" tells users). The Spark JVM also takes convert's JIT and GC flags (--command convert: C1, serial GC).
 cds_dir="${XDG_CACHE_HOME:-$HOME/.cache}/pinshard/cds"
-spark_flags_now() { "$root/scripts/jvm-flags.sh" --spark "$java_bin" --command convert --cds-auto "$work/spark-cds.jsa"; }
+spark_flags_now() { "$root/scripts/jvm-flags.sh" --spark "$java_bin" --command convert --cds-auto "$work/spark-cds.jsa" --classpath "$cp"; }
 spark_job() { # INPUT OUTPUT
   local flags
   read -r -a flags <<< "$(spark_flags_now)"

@@ -3,6 +3,7 @@
 # pinshard.jvm.jdk24Flags when that java is JDK 24 or later (JDK 17 refuses them).
 # Usage: scripts/jvm-flags.sh [--spark] [JAVA] [--command NAME]
 #                             [--cds-list LIST | --cds-dump LIST FILE | --cds-use FILE | --cds-auto FILE]
+#                             [--classpath CP]
 #   --spark     adds pinshard.jvm.sparkFlags, the opens a JVM running Spark needs (scripts/bench-spark-convert.sh)
 #   JAVA        default: $JAVA_HOME/bin/java, else java on the PATH
 #   --command   the pinshard subcommand: convert adds pinshard.jvm.convertFlags
@@ -12,6 +13,9 @@
 #   --cds-auto  an archive the JVM keeps itself, for a JVM no launcher of ours starts (a Spark job's): JDK 19 and
 #               later pinshard.jvm.cdsAutoFlags (map FILE, written at exit when missing or stale); JDK 17
 #               pinshard.jvm.cdsUseFlags when FILE exists, else pinshard.jvm.cdsAtExitFlags (write FILE at exit)
+#   --classpath the class path the JVM will run with: with a --cds-* option, a folder on it leaves the class-data
+#               flags out, saying so on stderr (the JVM takes an archive over jar files only: with a folder on the
+#               path a Spark job that had succeeded ended with "Error occurred during initialization of VM")
 # The pom is the one home of the list: surefire reads the property, the JMH forks jmh's filtered
 # jvm-flags.properties, and ./pinshard, jmh/run.sh and the other scripts this script.
 set -euo pipefail
@@ -20,7 +24,7 @@ spark=0
 if [[ "${1:-}" == "--spark" ]]; then spark=1; shift; fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [[ $# -gt 0 && "$1" != --* ]]; then java_bin="$1"; shift; fi
-command="" cds_flags="" archive="" list=""
+command="" cds_flags="" archive="" list="" classpath=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --command) command="$2"; shift 2;;
@@ -28,6 +32,7 @@ while [[ $# -gt 0 ]]; do
     --cds-dump) cds_flags=pinshard.jvm.cdsDumpFlags; list="$2"; archive="$3"; shift 3;;
     --cds-use) cds_flags=pinshard.jvm.cdsUseFlags; archive="$2"; shift 2;;
     --cds-auto) cds_flags=auto; archive="$2"; shift 2;;
+    --classpath) classpath="$2"; shift 2;;
     *) echo "jvm-flags.sh: unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -51,5 +56,16 @@ if [[ "$cds_flags" == auto ]]; then  # JDK 17 has no -XX:+AutoCreateSharedArchiv
 fi
 if [[ "$spark" == 1 ]]; then flags+=" $(property pinshard.jvm.sparkFlags)"; fi
 if [[ "$command" == convert ]]; then flags+=" $(property pinshard.jvm.convertFlags)"; fi
+if [[ -n "$cds_flags" && -n "$classpath" ]]; then
+  IFS=: read -r -a entries <<< "$classpath"
+  for entry in "${entries[@]}"; do
+    if [[ -d "$entry" ]]; then
+      echo "jvm-flags.sh: no class-data archive: $entry on the class path is a folder (the archive takes jar files" \
+        "only; scripts/spark-jars.sh makes a folder of jars to pass as 'DIR/*')" >&2
+      cds_flags=""
+      break
+    fi
+  done
+fi
 if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed -e "s:@ARCHIVE@:$archive:g" -e "s:@LIST@:$list:g")"; fi
 echo "$flags"

@@ -1,6 +1,7 @@
 package io.pinshard.jmh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -115,4 +116,42 @@ class JvmFlagsHomeTest {
             .replace("@ARCHIVE@", "/tmp/a.jsa")), dump);
         assertTrue(dump.contains("-XX:SharedClassListFile=/tmp/a.classlist -XX:SharedArchiveFile=/tmp/a.jsa"), dump);
     }
+
+    /**
+     * A class path with a folder on it gets no class-data flags (the JVM takes an archive over jar files only: a Spark
+     * job that had succeeded ended with "Error occurred during initialization of VM"), and stderr says why; jar files
+     * and a 'DIR/*' wildcard keep them.
+     */
+    @org.junit.jupiter.api.Tag("process")
+    @Test
+    void aClassPathWithAFolderGetsNoClassDataArchive(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path folder = Files.createDirectories(tmp.resolve("classes"));
+        Path jar = Files.createFile(tmp.resolve("a.jar"));
+        String archive = tmp.resolve("spark.jsa").toString();
+        String[] withFolder = sparkFlags("--cds-auto", archive, "--classpath", jar + ":" + folder);
+        assertFalse(withFolder[0].contains(archive), "no archive flag with a folder on the class path: " + withFolder[0]);
+        assertTrue(withFolder[1].contains(folder + " on the class path is a folder"), withFolder[1]);
+        String[] jarsOnly = sparkFlags("--cds-auto", archive, "--classpath", jar + ":" + tmp + "/*");
+        assertTrue(jarsOnly[0].contains(archive), "jar files keep the archive: " + jarsOnly[0]);
+        assertEquals("", jarsOnly[1]);
+    }
+
+    /** scripts/jvm-flags.sh --spark JAVA {@code args}: its stdout and its stderr. */
+    private static String[] sparkFlags(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", repo().resolve("scripts/jvm-flags.sh").toString(),
+            "--spark", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(List.of(args));
+        Path err = Files.createTempFile("jvm-flags", ".err");
+        try {
+            Process process = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            String out = new String(process.getInputStream().readAllBytes()).strip();
+            int status = process.waitFor();
+            String stderr = Files.readString(err).strip();
+            assertEquals(0, status, out + stderr);
+            return new String[] {out, stderr};
+        } finally {
+            Files.deleteIfExists(err);
+        }
+    }
 }
+
