@@ -296,19 +296,21 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
             code = process.wait()
             errors.join()
         said = (errors.tail() or out).strip()
-        if code in (1, 2) and existed and not overwrite:
-            raise WriteError("pinshard.write: %s already holds a dataset (or an unfinished write) of other samples or "
-                             "options; pass overwrite=True to replace it, or write into another directory "
-                             "(pinshard convert, exit %d: %s)" % (dataset, code, said))
-        if code != 0:
-            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s" % (code, dataset, said))
-        rejected = _rejections(out.splitlines())
+        # convert exits 2 when every input was rejected (its summary, on stdout, names the reasons): this sample
+        # numbering of them, before the exit status says "failed".
+        rejected = _rejections(out.splitlines()) if code in (0, 2) else None
         if rejected is not None:
             if created:
                 shutil.rmtree(dataset, ignore_errors=True)
             raise WriteError("pinshard.write: convert rejected every one of the %d sample(s), so %s holds no record%s: "
                              "%s" % (rejected[0], dataset, "" if created else " (a dataset of 0 records, which the "
                                      "loader refuses)", "; ".join(rejected[1]) or said))
+        if code in (1, 2) and existed and not overwrite:
+            raise WriteError("pinshard.write: %s already holds a dataset (or an unfinished write) of other samples or "
+                             "options; pass overwrite=True to replace it, or write into another directory "
+                             "(pinshard convert, exit %d: %s)" % (dataset, code, said))
+        if code != 0:
+            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s" % (code, dataset, said))
         return WriteResult(dataset, count, out.splitlines())
     finally:
         if check is not None:

@@ -17,15 +17,19 @@ final class PseudoTerminal {
      * the result's stdout is what the terminal showed, carriage returns and escapes included.
      */
     static Launcher.Result pinshard(Path temp, int columns, List<String> options, String... args) throws Exception {
+        return run(temp, columns, options, Launcher.pinshard(Files.createDirectories(temp.resolve("home")), args));
+    }
+
+    /** As above, the command and environment {@code launcher}'s ({@link Launcher#onStore} and such). */
+    static Launcher.Result run(Path temp, int columns, List<String> options, ProcessBuilder launcher)
+        throws Exception {
         List<String> command = new ArrayList<>(List.of(PYTHON.toString(),
             Launcher.repo().resolve("acceptance/src/test/python/pty_run.py").toString(), "--columns",
             Integer.toString(columns)));
         command.addAll(options);
         command.add("--");
-        command.add(Launcher.script().toString());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = Launcher.pinshard(Files.createDirectories(temp.resolve("home")));
-        builder.command(command);
-        return Launcher.run(builder, temp.resolve("logs"), 120);
+        command.addAll(launcher.command());
+        launcher.command(command);
+        return Launcher.run(launcher, temp.resolve("logs"), 120);
     }
 }

@@ -40,8 +40,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code pinshard convert INPUT -o DIR}: image folder, CSV/JSONL manifest or WebDataset tars into a
  * pinshard dataset. Exit 0 done (rejections listed), 1 write failure, an output that holds another dataset
- * or rejections under --strict, 2 usage errors, inputs with nothing to convert, and a rerun over inputs that changed
- * since DIR was written (--overwrite rebuilds).
+ * or rejections under --strict, 2 usage errors, inputs with nothing to convert, every input rejected (the first
+ * reasons named), and a rerun over inputs that changed since DIR was written (--overwrite rebuilds).
  */
 @Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Convert images into a pinshard dataset: every image resized to the same shorter side, RGB uint8,"
@@ -55,8 +55,9 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:converted (rejected inputs are listed in the manifest)",
         "1:a write failed, DIR holds another dataset, or inputs were rejected under --strict",
-        "2:usage error, INPUT holds no images, another writer holds DIR, or DIR is this conversion's dataset (or"
-            + " unfinished conversion) of inputs that changed since: rerun with --overwrite (nothing is written)"})
+        "2:usage error, INPUT holds no images, every input was rejected (the first reasons are printed; DIR holds"
+            + " 0 records), another writer holds DIR, or DIR is this conversion's dataset (or unfinished conversion)"
+            + " of inputs that changed since: rerun with --overwrite (nothing is written)"})
 final class ConvertCommand implements Callable<Integer> {
     enum InputKind { AUTO, FOLDER, MANIFEST, WEBDATASET, PARQUET }
 
@@ -268,11 +269,34 @@ final class ConvertCommand implements Callable<Integer> {
                 throw failed(e, remote);
             }
             printSummary(out, summary);
+            if (partSpec == null && summary.written() == 0 && summary.rejected() > 0) {
+                throw new IllegalArgumentException(everyInputRejected(summary, remote));
+            }
             if (strict && summary.rejected() > 0) {
                 throw new IllegalStateException(summary.rejected() + " input(s) rejected and --strict is set");
             }
             return remote == null ? 0 : pushStaged(remote, mode, out, err);
         }
+    }
+
+    /** How many reasons of a conversion whose every input was rejected the failure names (python's WriteError too). */
+    static final int REASONS_SHOWN = 3;
+
+    /**
+     * The failure of a conversion that wrote no record because every input was rejected (a dataset the loader
+     * refuses): the first {@value #REASONS_SHOWN} reasons, each naming its file and record; nothing is pushed.
+     */
+    private String everyInputRejected(ConvertSummary summary, S3Location remote) {
+        StringBuilder reasons = new StringBuilder();
+        List<DatasetManifest.Rejected> rejections = summary.rejections();
+        for (int i = 0; i < Math.min(REASONS_SHOWN, rejections.size()); i++) {
+            DatasetManifest.Rejected rejected = rejections.get(i);
+            reasons.append(i == 0 ? "" : "; ").append(rejected.path()).append(": ").append(rejected.reason());
+        }
+        return "every one of the " + summary.rejected() + " input(s) was rejected, so " + output + " holds no record"
+            + (remote == null ? "" : " and nothing was pushed to " + remote) + " (a dataset of 0 records, which the"
+            + " loader refuses; its " + DatasetManifest.FILE_NAME + " lists every reason): " + reasons
+            + (rejections.size() > REASONS_SHOWN ? "; ..." : "");
     }
 
     private void checkOutputIsNoFile(S3Location remote) {

@@ -66,10 +66,11 @@ final class PullCommand implements Callable<Integer> {
             .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
         PullResult result;
-        try (StopNotice stop = StopNotice.arm("pull", "the manifest goes in last, so "
-                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes");
-             S3Client client = S3Clients.create(settings);
-             TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode())) {
+        try (TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode());
+             StopNotice stop = StopNotice.arm("pull", () -> reporter.done("received"), "the manifest goes in last, so "
+                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes; the rerun keeps"
+                 + " the shards in place");
+             S3Client client = S3Clients.create(settings)) {
             result = new DatasetPull(client, options, reporter).pull(from, directory);
         }
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -55,9 +55,10 @@ final class PushCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         S3Location to = S3Location.parse(destination);
-        try (StopNotice stop = StopNotice.arm("push", "the manifest goes up last, so " + to
-            + " is a complete dataset only once a push finishes")) {
-            return push(directory, to, s3, push.options(), progress.mode(), spec.commandLine().getOut(),
+        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", progress.mode());
+             StopNotice stop = StopNotice.arm("push", () -> reporter.done("sent"), "the manifest goes up last, so "
+                 + to + " is a complete dataset only once a push finishes; the rerun skips the shards in place")) {
+            return push(directory, to, s3, push.options(), reporter, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), "push");
         }
     }
@@ -65,9 +66,16 @@ final class PushCommand implements Callable<Integer> {
     /** Pushes and prints the outcome; shared with {@code convert --output s3://}. */
     static int push(Path directory, S3Location to, S3OptionsMixin s3, PushOptions options,
                     ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err, String command) {
+        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
+            return push(directory, to, s3, options, reporter, out, err, command);
+        }
+    }
+
+    private static int push(Path directory, S3Location to, S3OptionsMixin s3, PushOptions options,
+                            TransferProgressReporter reporter, PrintWriter out, PrintWriter err, String command) {
         long start = System.nanoTime();
         PushResult result;
-        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
+        try (reporter) {
             result = ChunkedFallbackPush.push(s3.settings(), options, reporter, directory, to, notice -> {
                 err.println("pinshard " + command + ": " + Printable.escape(notice));
                 err.flush();

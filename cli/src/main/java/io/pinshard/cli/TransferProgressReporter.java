@@ -45,8 +45,10 @@ final class TransferProgressReporter implements TransferProgress, AutoCloseable 
             bar.close();
         }
         if (mode == ConvertProgressReporter.Mode.BAR) {
+            // continuousUpdate: without it the bar redraws only when the byte count grew, so "| N/M shards" set
+            // after a shard's last bytes (or a skipped shard's) stayed unshown until more bytes came.
             bar = new ProgressBarBuilder().setTaskName(verb).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
-                .setUnit(" MiB", 1 << 20).showSpeed().setUpdateIntervalMillis(500).build();
+                .setUnit(" MiB", 1 << 20).showSpeed().setUpdateIntervalMillis(500).continuousUpdate().build();
         }
     }
 
@@ -76,10 +78,24 @@ final class TransferProgressReporter implements TransferProgress, AutoCloseable 
         }
     }
 
+    /**
+     * What this run did so far, for the stop notice: "2 of 6 shard(s) in place (1 already there), 78.1 KiB
+     * of 234.4 KiB sent", or "no shard in place yet" before the transfer started.
+     */
+    synchronized String done(String moved) {
+        if (files == 0 && totalBytes == 0) {
+            return "no shard in place yet";
+        }
+        return String.format(Locale.ROOT, "%d of %d shard(s) in place%s, %s of %s %s", filesDone, files,
+            filesSkipped > 0 ? " (" + filesSkipped + " already there)" : "", Units.bytes(bytes),
+            Units.bytes(totalBytes), moved);
+    }
+
     @Override
     public synchronized void close() {
         if (bar != null) {
             bar.close();
+            bar = null;
         }
     }
 }

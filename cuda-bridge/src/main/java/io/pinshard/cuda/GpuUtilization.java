@@ -76,7 +76,8 @@ public final class GpuUtilization implements AutoCloseable {
     }
 
     /**
-     * Adds GPU {@code device}'s utilisation to {@code monitor}'s warning, or the reason there is none; returns the
+     * Adds GPU {@code device}'s utilisation to {@code monitor}'s warning (and its busy percent to the step log's
+     * {@code gpu_util}), or the reason there is none; returns the
      * sampler to close with the trainer (null when none was opened).
      */
     public static GpuUtilization attach(DataWaitMonitor monitor, int device) {
@@ -89,6 +90,7 @@ public final class GpuUtilization implements AutoCloseable {
             return null;
         }
         monitor.warningContext(sampler::describe);
+        monitor.gpuPercent(sampler::gpuPercent);
         return sampler;
     }
 

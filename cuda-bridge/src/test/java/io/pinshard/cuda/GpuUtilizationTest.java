@@ -31,7 +31,7 @@ class GpuUtilizationTest {
         DataWaitMonitor monitor = new DataWaitMonitor("device batches", "hint", 0.10, 4, 0);
         assertNull(GpuUtilization.attach(monitor, 0));
         starve(monitor);
-        assertTrue(monitor.warning().contains("threshold 10%); " + reason + ". hint"), monitor.warning());
+        assertTrue(monitor.warning().contains("threshold 10%); " + reason + ". hint The GPU idles"), monitor.warning());
     }
 
     @Test
@@ -44,9 +44,37 @@ class GpuUtilizationTest {
             int percent = sampler.gpuPercent();
             assertTrue(percent >= 0 && percent <= 100, "utilisation " + percent);
             starve(monitor);
-            assertTrue(Pattern.compile("; GPU 0 utilisation [0-9]+ %, memory controller [0-9]+ % \\(NVML\\)\\. hint$")
+            assertTrue(Pattern.compile("; GPU 0 utilisation [0-9]+ %, memory controller [0-9]+ % \\(NVML\\)\\. hint"
+                + " The GPU idles")
                 .matcher(monitor.warning()).find(), monitor.warning());
         }
         assertThrows(IllegalStateException.class, () -> GpuUtilization.open(1 << 20));
+    }
+
+    @Test
+    void theStepLogsGpuUtilComesFromTheRegisteredContextWithoutAnyWiring() throws Exception {
+        // A plain monitor on cuda-bridge's class path (the loader's own is one): its step log's gpu_util is NVML's
+        // busy percent on a GPU, null (never a made-up figure) without one.
+        java.nio.file.Path log = java.nio.file.Files.createTempFile("steps", ".jsonl");
+        try {
+            DataWaitMonitor monitor = new DataWaitMonitor("host batches", "hint", 0.10, 50, 0);
+            try (io.pinshard.datawait.StepLogWriter writer =
+                     io.pinshard.datawait.StepLogWriter.open(log.toString(), "job", 0, "/data/train")) {
+                monitor.stepLog(writer);
+                monitor.record(MS, MS, 0, 8);
+                monitor.record(MS, 2 * MS, 0, 8);
+            }
+            String line = java.nio.file.Files.readString(log);
+            int percent = new GpuUtilizationContext().gpuPercent();
+            if (CudaAvailability.isAvailable()) {
+                assertTrue(percent >= 0 && percent <= 100, "utilisation " + percent);
+                assertTrue(Pattern.compile("\"gpu_util\": [0-9]+,").matcher(line).find(), line);
+            } else {
+                assertEquals(-1, percent);
+                assertTrue(line.contains("\"gpu_util\": null,"), line);
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(log);
+        }
     }
 }

@@ -146,8 +146,10 @@ class LoaderToDeviceTest {
                 loader.dataWait().record(5 * ms, (step + 1) * 10 * ms);
             }
             String warning = loader.dataWait().warning();
-            assertTrue(warning != null && warning.startsWith("data wait: training waited 50.0% of step time for host"
+            assertTrue(warning != null && warning.startsWith("pinshard data-wait: training waited 50.0% of step time for host"
                 + " batches from"), String.valueOf(warning));
+            assertTrue(warning.endsWith(". The GPU idles: find the workers that keep it fed with: pinshard bench "
+                + dataset.location() + " --sweep --gpu-rate IMAGES_PER_S"), warning);
             String reason = GpuUtilization.unavailableReason();
             if (reason != null) {
                 assertTrue(warning.contains("; threshold 10%); " + reason + ". Try more workers"), warning);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
@@ -20,10 +21,23 @@ public interface DataWaitContext {
     String describe();
 
     /**
+     * GPU busy percent now (0 to 100) for the step log's {@code gpu_util}, or -1 when this context has no such
+     * figure (the default). Asked at most once a second by a monitor that writes a step log.
+     */
+    default int gpuPercent() {
+        return -1;
+    }
+
+    /**
      * The registered contexts of {@code loader}'s class path, joined into one supplier ("a; b"), or null when
      * there is none. A provider that cannot be loaded is left out with one log line.
      */
     static Supplier<String> discover(ClassLoader loader) {
+        return describeAll(load(loader));
+    }
+
+    /** The registered contexts of {@code loader}'s class path; a provider that cannot be loaded is left out. */
+    static List<DataWaitContext> load(ClassLoader loader) {
         List<DataWaitContext> found = new ArrayList<>();
         var providers = ServiceLoader.load(DataWaitContext.class, loader).iterator();
         for (int broken = 0; broken < 16; ) { // a broken services file may throw at every step: stop somewhere
@@ -38,10 +52,14 @@ public interface DataWaitContext {
                     error.getMessage());
             }
         }
-        if (found.isEmpty()) {
+        return List.copyOf(found);
+    }
+
+    /** {@code contexts}' texts joined into one supplier ("a; b"), or null when there is none. */
+    static Supplier<String> describeAll(List<DataWaitContext> contexts) {
+        if (contexts.isEmpty()) {
             return null;
         }
-        List<DataWaitContext> contexts = List.copyOf(found);
         return () -> {
             StringBuilder text = new StringBuilder();
             for (DataWaitContext context : contexts) {
@@ -51,6 +69,30 @@ public interface DataWaitContext {
                 }
             }
             return text.toString();
+        };
+    }
+
+    /**
+     * The first figure of {@code contexts}' {@link #gpuPercent()} that is not -1 (-1 when none has one), or null
+     * when no context is registered; a context that throws counts as -1.
+     */
+    static IntSupplier gpuPercentOf(List<DataWaitContext> contexts) {
+        if (contexts.isEmpty()) {
+            return null;
+        }
+        return () -> {
+            for (DataWaitContext context : contexts) {
+                int percent;
+                try {
+                    percent = context.gpuPercent();
+                } catch (RuntimeException e) {
+                    percent = -1;
+                }
+                if (percent >= 0) {
+                    return percent;
+                }
+            }
+            return -1;
         };
     }
 }

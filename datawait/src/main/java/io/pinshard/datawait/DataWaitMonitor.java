@@ -36,6 +36,7 @@ public final class DataWaitMonitor {
     private long lastWaitEnd = -1;
     private long windowWait;
     private long windowStep;
+    private long windowImages;
     private int windowCount;
     private volatile long totalWait;
     private volatile long totalStep;
@@ -45,7 +46,8 @@ public final class DataWaitMonitor {
     private volatile Supplier<String> warningContext = Discovered.CONTEXT;
     private volatile String warning;
     private volatile StepLogWriter stepLog;
-    private volatile IntSupplier gpuPercent;
+    private volatile IntSupplier gpuPercent = Discovered.GPU_PERCENT;
+    private volatile String dataset = "DATASET";
     private long gpuSampledNanos;
     private int gpuSample = -1;
 
@@ -116,18 +118,27 @@ public final class DataWaitMonitor {
         totalStep += step;
         windowWait += waitNanos;
         windowStep += step;
+        windowImages += images;
         if (++windowCount >= windowSteps) {
             if (!warned && windowStep > 0 && windowWait > warnFraction * windowStep) {
-                String text = String.format(Locale.ROOT, "data wait: training waited %.1f%% of step time for %s over"
-                        + " the last %d steps (mean wait %.2f ms per step of %.2f ms; threshold %.0f%%)%s. %s",
+                // The words and the next action of the Python guard (_steplog.py), so one grep finds both.
+                long compute = windowStep - windowWait;
+                String rate = windowImages > 0 && compute > 0
+                    ? String.format(Locale.ROOT, "%.0f", windowImages * 1e9 / compute) : "IMAGES_PER_S";
+                String text = String.format(Locale.ROOT, "pinshard data-wait: training waited %.1f%% of step time for"
+                        + " %s over the last %d steps (mean wait %.2f ms per step of %.2f ms; threshold %.0f%%)%s. %s"
+                        + "The GPU idles: find the workers that keep it fed with: pinshard bench %s --sweep"
+                        + " --gpu-rate %s",
                     100.0 * windowWait / windowStep, what, windowCount, windowWait / 1e6 / windowCount,
-                    windowStep / 1e6 / windowCount, 100 * warnFraction, context(), hint);
+                    windowStep / 1e6 / windowCount, 100 * warnFraction, context(), hint.isEmpty() ? "" : hint + " ",
+                    dataset, rate);
                 warning = text;
                 warned = true;
                 LOG.warn(text);
             }
             windowWait = 0;
             windowStep = 0;
+            windowImages = 0;
             windowCount = 0;
         }
     }
@@ -164,14 +175,28 @@ public final class DataWaitMonitor {
         this.stepLog = writer;
     }
 
-    /** The step log's source of {@code gpu_util} (busy percent, -1 unknown); null: the log says null. */
+    /**
+     * The step log's source of {@code gpu_util} (busy percent, -1 unknown); null: the log says null. Without this
+     * call the registered {@link DataWaitContext}s' {@link DataWaitContext#gpuPercent()} (cuda-bridge's NVML).
+     */
     public void gpuPercent(IntSupplier percent) {
         this.gpuPercent = percent;
     }
 
+    /**
+     * The dataset the warning's next action benchmarks ({@code pinshard bench DATASET --sweep --gpu-rate N});
+     * "DATASET" until set. The loader sets its dataset's location.
+     */
+    public void dataset(String location) {
+        this.dataset = location == null || location.isEmpty() ? "DATASET" : location;
+    }
+
     /** The registered contexts, looked up once per JVM, when the first monitor is made. */
     private static final class Discovered {
-        static final Supplier<String> CONTEXT = DataWaitContext.discover(DataWaitMonitor.class.getClassLoader());
+        static final java.util.List<DataWaitContext> CONTEXTS =
+            DataWaitContext.load(DataWaitMonitor.class.getClassLoader());
+        static final Supplier<String> CONTEXT = DataWaitContext.describeAll(CONTEXTS);
+        static final IntSupplier GPU_PERCENT = DataWaitContext.gpuPercentOf(CONTEXTS);
     }
 
     /**

@@ -96,7 +96,8 @@ class DataWaitContextTest {
             monitor.record(5 * MS, now);
         }
         assertEquals(1, ASKED.get());
-        assertTrue(monitor.warning().endsWith("threshold 10%); fake GPU utilisation 40 %. Try more workers."),
+        assertTrue(monitor.warning().contains("threshold 10%); fake GPU utilisation 40 %. Try more workers. The GPU"
+            + " idles: find the workers that keep it fed with: pinshard bench DATASET --sweep --gpu-rate "),
             monitor.warning());
         clock[0] = now;
         long starved = leastAllocated(() -> {
@@ -124,6 +125,52 @@ class DataWaitContextTest {
         DataWaitMonitor monitor = new DataWaitMonitor("b", "h", 0.10, 1, 0);
         monitor.record(MS, MS);
         monitor.record(MS, 2 * MS);
-        assertTrue(monitor.warning().endsWith("threshold 10%). h"), monitor.warning());
+        assertTrue(monitor.warning().contains("threshold 10%). h The GPU idles"), monitor.warning());
+    }
+
+    /** A provider with a GPU figure for the step log's gpu_util, as cuda-bridge's is on a machine with NVML. */
+    public static final class Busy implements DataWaitContext {
+        @Override
+        public String describe() {
+            return "";
+        }
+
+        @Override
+        public int gpuPercent() {
+            return 73;
+        }
+    }
+
+    /** A provider that fails to sample: counts as no figure. */
+    public static final class Broken implements DataWaitContext {
+        @Override
+        public String describe() {
+            return "";
+        }
+
+        @Override
+        public int gpuPercent() {
+            throw new IllegalStateException("NVML gone");
+        }
+    }
+
+    @Test
+    void theStepLogsGpuUtilIsTheFirstFigureARegisteredContextHas() throws IOException {
+        var contexts = DataWaitContext.load(withServices(Temperature.class.getName(), Broken.class.getName(),
+            Busy.class.getName()));
+        assertEquals(73, DataWaitContext.gpuPercentOf(contexts).getAsInt());
+        assertEquals(-1, DataWaitContext.gpuPercentOf(DataWaitContext.load(withServices(Temperature.class.getName())))
+            .getAsInt(), "no context has a figure: the log says null");
+        assertNull(DataWaitContext.gpuPercentOf(DataWaitContext.load(withServices())));
+
+        DataWaitMonitor monitor = new DataWaitMonitor("b", "h", 0.10, 50, 0);
+        Path log = temp.resolve("steps.jsonl");
+        try (StepLogWriter writer = StepLogWriter.open(log.toString(), "job", 0, "/data/train")) {
+            monitor.stepLog(writer);
+            monitor.gpuPercent(DataWaitContext.gpuPercentOf(contexts));
+            monitor.record(MS, MS, 0, 8);
+            monitor.record(MS, 2 * MS, 0, 8);
+        }
+        assertTrue(Files.readString(log).contains("\"gpu_util\": 73,"), Files.readString(log));
     }
 }

@@ -56,8 +56,10 @@ class DataWaitMonitorTest {
         now += 10 * MS;
         monitor.record(5 * MS, now);
         assertEquals(1, asked[0]);
-        assertEquals("data wait: training waited 50.0% of step time for test batches over the last 4 steps (mean wait"
-            + " 5.00 ms per step of 10.00 ms; threshold 10%); GPU 0 utilisation 30 %. Try more workers.", monitor.warning());
+        assertEquals("pinshard data-wait: training waited 50.0% of step time for test batches over the last 4 steps"
+            + " (mean wait 5.00 ms per step of 10.00 ms; threshold 10%); GPU 0 utilisation 30 %. Try more workers. The"
+            + " GPU idles: find the workers that keep it fed with: pinshard bench DATASET --sweep --gpu-rate"
+            + " IMAGES_PER_S", monitor.warning());
 
         DataWaitMonitor failing = new DataWaitMonitor("b", "h", 0.10, 1, 0);
         failing.warningContext(() -> {
@@ -65,6 +67,23 @@ class DataWaitMonitorTest {
         });
         failing.record(1 * MS, 1 * MS);
         failing.record(1 * MS, 2 * MS);
-        assertTrue(failing.warning().endsWith("threshold 10%); (NVML gone). h"), failing.warning());
+        assertTrue(failing.warning().contains("threshold 10%); (NVML gone). h The GPU idles"), failing.warning());
+    }
+
+    @Test
+    void theWarningNamesThePythonGuardsNextActionWithTheDatasetAndTheRateFed() {
+        // The words of python/pinshard/_steplog.py's warning: "pinshard data-wait: ... pinshard bench DATASET --sweep
+        // --gpu-rate N", N the images per second of step time without the wait (what the GPU trains at when fed).
+        DataWaitMonitor monitor = new DataWaitMonitor("host batches from /data/train", "", 0.10, 4, 0);
+        monitor.warningContext(null);
+        monitor.dataset("/data/train");
+        long now = 0;
+        for (int step = 0; step <= 4; step++) { // 64 images a step, 6 ms compute + 4 ms wait: 10,667 images/s fed
+            now += 10 * MS;
+            monitor.record(4 * MS, now, 0, 64);
+        }
+        assertEquals("pinshard data-wait: training waited 40.0% of step time for host batches from /data/train over"
+            + " the last 4 steps (mean wait 4.00 ms per step of 10.00 ms; threshold 10%). The GPU idles: find the"
+            + " workers that keep it fed with: pinshard bench /data/train --sweep --gpu-rate 10667", monitor.warning());
     }
 }

@@ -116,6 +116,7 @@ public final class Loader implements AutoCloseable {
             "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
                 + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
             options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+        dataWait.dataset(dataset.location().toString());
         this.stepLog = StepLogWriter.fromEnvironment(options.rank(), dataset.location().toString());
         dataWait.stepLog(stepLog);
         this.epochs = new Epoch[] {

@@ -26,12 +26,20 @@ public final class S3TestServer implements S3Endpoint, AutoCloseable {
 
     /** Starts a server and waits until it accepts requests. */
     public static S3TestServer start() throws Exception {
+        return start(java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * As above, serving {@code front} of the in-memory store (e.g. a {@link HeldBlobStore} that holds transfers);
+     * {@link #blobStore()} is still the store itself.
+     */
+    public static S3TestServer start(java.util.function.UnaryOperator<BlobStore> front) throws Exception {
         BlobStoreContext context = ContextBuilder.newBuilder("transient")
             .credentials("identity", "credential")
             .overrides(new Properties())
             .build(BlobStoreContext.class);
         S3Proxy proxy = S3Proxy.builder()
-            .blobStore(context.getBlobStore())
+            .blobStore(front.apply(context.getBlobStore()))
             .endpoint(URI.create("http://127.0.0.1:0"))
             .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
             .build();
