@@ -1,8 +1,6 @@
 """A batch in a ring slot and an epoch of them. Part of `pinshard.client`, which re-exports the names."""
 
-from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
-
-import torch
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .client import Ring

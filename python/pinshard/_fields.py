@@ -3,7 +3,7 @@ each batch's values. Functions of the ring view they read (`_ring.RingView` bind
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List
 
 import numpy as np
 import torch
@@ -19,7 +19,7 @@ _FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 
 
-def read_fields(ring):
+def read_fields(ring: "RingView") -> List[Dict[str, Any]]:
     """The fields block (docs/RING.md, "Fields"): one checked entry per FIELD_COUNT, each inside every slot."""
     count = ring._int(L.FIELD_COUNT_OFFSET)
     block = L.fields_block_offset(ring.slots)
@@ -56,9 +56,9 @@ def read_fields(ring):
         names.add(e["name"])
     return entries
 
-def field_values(ring, slot, start, size):
+def field_values(ring: "RingView", slot: int, start: int, size: int) -> Dict[str, Any]:
     """The batch's fields by name, each sample's length checked against the field's room and type."""
-    out = {}
+    out: Dict[str, Any] = {}
     for e in ring.field_layout:
         lengths = ring._u8[start + e["lengths"]:start + e["lengths"] + 4 * size].view("<i4")
         dtype = _FIELD_DTYPES[e["type"]]

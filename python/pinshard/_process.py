@@ -9,7 +9,7 @@ class ServerGone(RingError):
     """The server process died or stopped answering while the client used its ring."""
 
 
-def _process_alive(pid):
+def _process_alive(pid: int) -> bool:
     """Whether process `pid` exists and is not a zombie."""
     if pid <= 0:
         return False

@@ -5,7 +5,7 @@ import mmap
 import os
 import platform
 import warnings
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import torch
@@ -24,6 +24,11 @@ _PIXEL_LAYOUTS = {L.LAYOUT_NHWC: "NHWC", L.LAYOUT_NCHW: "NCHW"}
 
 class RingView:
     """A mapped ring file and the checked reads of its header, pixels block, fields block and slots."""
+
+    path: str
+    _closed: bool
+    _fd: Optional[int]
+    field_layout: List[Dict[str, Any]]
 
     def _map(self, fd, info):
         size = info.st_size

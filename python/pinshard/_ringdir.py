@@ -7,6 +7,8 @@ import stat
 import tempfile
 from typing import Mapping, Optional, Tuple, Union
 
+PathLike = Union[str, "os.PathLike[str]"]
+
 
 class RingError(RuntimeError):
     """The ring cannot be used: not a ring, another version, refused command, server failure."""
@@ -17,23 +19,23 @@ _TYPE_NAMES = {stat.S_IFDIR: "a directory", stat.S_IFREG: "a regular file", stat
                stat.S_IFBLK: "a block device"}
 
 
-def _describe(info):
+def _describe(info: os.stat_result) -> str:
     """What lstat/fstat says, as RingDirectory.Attributes.describe() says it on the Java side."""
     kind = _TYPE_NAMES.get(stat.S_IFMT(info.st_mode), "a file of type 0%o" % stat.S_IFMT(info.st_mode))
     return "%s owned by uid %d with mode 0%o" % (kind, info.st_uid, stat.S_IMODE(info.st_mode))
 
 
-def _is_private_directory(info):
+def _is_private_directory(info: os.stat_result) -> bool:
     """Whether lstat's `info` is a directory of this user with mode 0700: no one else can create names in it."""
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700
 
 
-def is_own_regular_file(info):
+def is_own_regular_file(info: os.stat_result) -> bool:
     """Whether lstat's or fstat's `info` is a regular file of this user (what a ring of ours must at least be)."""
     return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
 
 
-def ring_directory(environ=None):
+def ring_directory(environ: Optional[Mapping[str, str]] = None) -> str:
     """This user's ring directory (docs/RING.md, §9): $XDG_RUNTIME_DIR/pinshard when XDG_RUNTIME_DIR is a directory
     of this user with mode 0700, else /dev/shm/pinshard-UID. Not created: see `ensure_ring_directory`. The Java side
     (io.pinshard.serve.RingDirectory) decides the same way, so a bare ring name means one file to both."""
@@ -50,7 +52,7 @@ def ring_directory(environ=None):
     return os.path.join(base, "pinshard-%d" % os.geteuid())
 
 
-def ensure_ring_directory(directory=None):
+def ensure_ring_directory(directory: Optional[str] = None) -> str:
     """Creates the ring directory (mode 0700) if missing and checks, with lstat, that it is a directory of this user
     with mode 0700 (another user may have made it first); returns it or raises RingError naming owner and mode."""
     directory = ring_directory() if directory is None else directory
@@ -69,7 +71,7 @@ def ensure_ring_directory(directory=None):
     return directory
 
 
-def resolve_ring(ring):
+def resolve_ring(ring: PathLike) -> str:
     """The path of ring `ring` as `pinshard serve --ring` resolves it: a bare name (no "/") lies in the ring
     directory, anything else is taken as given."""
     ring = os.fspath(ring)
@@ -80,7 +82,7 @@ def resolve_ring(ring):
     return os.path.abspath(ring)
 
 
-def _open_ring_file(path, flags, accept_other_user):
+def _open_ring_file(path: str, flags: int, accept_other_user: bool) -> Tuple[int, os.stat_result]:
     """Opens `path` without following a link or blocking on a FIFO and checks, on the open file, that it is a regular
     file of this user with mode 0600 (or, with `accept_other_user`, of any user). Returns (fd, fstat)."""
     try:
