@@ -1,6 +1,8 @@
 """A batch in a ring slot and an epoch of them. Part of `pinshard.client`, which re-exports the names."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
+
+import torch
 
 if TYPE_CHECKING:
     from .client import Ring
@@ -19,7 +21,8 @@ class Batch:
 
     __slots__ = ("images", "labels", "ids", "fields", "epoch", "index", "slot", "sequence", "_ring", "_released")
 
-    def __init__(self, ring, slot, sequence, epoch, index, images, labels, ids, fields=None):
+    def __init__(self, ring: "Ring", slot: int, sequence: int, epoch: int, index: int, images: torch.Tensor,
+                 labels: torch.Tensor, ids: torch.Tensor, fields: Optional[Dict[str, Any]] = None) -> None:
         self._ring = ring
         self.slot = slot
         self.sequence = sequence
@@ -31,28 +34,28 @@ class Batch:
         self.fields = fields if fields is not None else {}
         self._released = False
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[torch.Tensor]:
         return iter((self.images, self.labels))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 2
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> torch.Tensor:
         return (self.images, self.labels)[i]
 
-    def release(self):
+    def release(self) -> None:
         """Gives the slot back to the server. Idempotent."""
         if not self._released:
             self._released = True
             self._ring._release(self.slot, self.sequence)
 
-    def __enter__(self):
+    def __enter__(self) -> "Batch":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Batch(epoch=%d, index=%d, size=%d, slot=%d)" % (self.epoch, self.index, self.images.shape[0],
                                                                  self.slot)
 
@@ -62,7 +65,7 @@ class Epoch:
     trainer calls `batch.release()` (at most `ring.slots` may be held). Records `wait_seconds` (time spent waiting
     for the server) and `batches_taken`."""
 
-    def __init__(self, ring, stream, auto_release=True):
+    def __init__(self, ring: "Ring", stream: Tuple[int, int, int, int, int], auto_release: bool = True) -> None:
         self._ring = ring
         self._stream = stream
         self._auto = auto_release
@@ -75,13 +78,13 @@ class Epoch:
         self.wait_seconds = 0.0
         self.batches_taken = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.batches
 
-    def __iter__(self):
+    def __iter__(self) -> "Epoch":
         return self
 
-    def __next__(self):
+    def __next__(self) -> Batch:
         if self._auto and self._previous is not None:
             self._previous.release()
             self._previous = None
@@ -96,7 +99,7 @@ class Epoch:
             self._previous = batch
         return batch
 
-    def close(self):
+    def close(self) -> None:
         if self._previous is not None:
             self._previous.release()
             self._previous = None
