@@ -3,202 +3,25 @@ its slots (no copy). Protocol and memory-ordering contract: docs/RING.md."""
 
 import errno
 import fcntl
-import mmap
 import os
-import platform
-import stat
-import tempfile
 import threading
 import time
-import warnings
 
-import numpy as np
 import torch
 
 from . import _layout as L
+from ._batch import Batch, Epoch
+from ._fields import _FIELD_DTYPES, _FIELD_NAME
+from ._process import ServerGone, _process_alive
+from ._ring import SUPPORTED_VERSIONS, RingView, _PIXEL_DTYPES, _PIXEL_LAYOUTS, check_ring_file
+from ._ringdir import (RingError, _describe, _is_private_directory, _open_ring_file, ensure_ring_directory,
+                       is_own_regular_file, resolve_ring, ring_directory)
 
-#: The ring versions this client reads.
-SUPPORTED_VERSIONS = (4,)
-# The pixels block's element types, (DLPack type code, bits) -> torch dtype (docs/RING.md, "Pixels").
-_PIXEL_DTYPES = {(L.DTYPE_CODE_UINT, 8): torch.uint8, (L.DTYPE_CODE_FLOAT, 32): torch.float32,
-                 (L.DTYPE_CODE_FLOAT, 16): torch.float16, (L.DTYPE_CODE_BFLOAT, 16): torch.bfloat16}
-_PIXEL_LAYOUTS = {L.LAYOUT_NHWC: "NHWC", L.LAYOUT_NCHW: "NCHW"}
-# Record field types (docs/fields.md) -> numpy dtype of their elements; None: byte strings.
-_FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
-_FIELD_NAME = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
-
-
-class RingError(RuntimeError):
-    """The ring cannot be used: not a ring, another version, refused command, server failure."""
+__all__ = ["Batch", "Batches", "Epoch", "Ring", "RingError", "SUPPORTED_VERSIONS", "ServerGone", "check_ring_file",
+           "ensure_ring_directory", "is_own_regular_file", "resolve_ring", "ring_directory"]
 
 
-_TYPE_NAMES = {stat.S_IFDIR: "a directory", stat.S_IFREG: "a regular file", stat.S_IFIFO: "a FIFO",
-               stat.S_IFLNK: "a symbolic link", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
-               stat.S_IFBLK: "a block device"}
-
-
-def _describe(info):
-    """What lstat/fstat says, as RingDirectory.Attributes.describe() says it on the Java side."""
-    kind = _TYPE_NAMES.get(stat.S_IFMT(info.st_mode), "a file of type 0%o" % stat.S_IFMT(info.st_mode))
-    return "%s owned by uid %d with mode 0%o" % (kind, info.st_uid, stat.S_IMODE(info.st_mode))
-
-
-def _is_private_directory(info):
-    """Whether lstat's `info` is a directory of this user with mode 0700: no one else can create names in it."""
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) == 0o700
-
-
-def is_own_regular_file(info):
-    """Whether lstat's or fstat's `info` is a regular file of this user (what a ring of ours must at least be)."""
-    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
-
-
-def ring_directory(environ=None):
-    """This user's ring directory (docs/RING.md, §9): $XDG_RUNTIME_DIR/pinshard when XDG_RUNTIME_DIR is a directory
-    of this user with mode 0700, else /dev/shm/pinshard-UID. Not created: see `ensure_ring_directory`. The Java side
-    (io.pinshard.serve.RingDirectory) decides the same way, so a bare ring name means one file to both."""
-    environ = os.environ if environ is None else environ
-    runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime and runtime.startswith("/"):
-        try:
-            info = os.lstat(runtime)
-            if _is_private_directory(info):
-                return os.path.join(runtime, "pinshard")
-        except OSError:
-            pass
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-    return os.path.join(base, "pinshard-%d" % os.geteuid())
-
-
-def ensure_ring_directory(directory=None):
-    """Creates the ring directory (mode 0700) if missing and checks, with lstat, that it is a directory of this user
-    with mode 0700 (another user may have made it first); returns it or raises RingError naming owner and mode."""
-    directory = ring_directory() if directory is None else directory
-    try:
-        os.mkdir(directory, 0o700)
-    except FileExistsError:
-        pass
-    try:
-        info = os.lstat(directory)
-    except OSError as e:
-        raise RingError("ring directory %s cannot be checked: %s" % (directory, e))
-    if not _is_private_directory(info):
-        raise RingError("ring directory %s is %s, not a directory of uid %d with mode 0700: another user may have "
-                        "made it; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a directory of yours with "
-                        "mode 0700)" % (directory, _describe(info), os.geteuid()))
-    return directory
-
-
-def resolve_ring(ring):
-    """The path of ring `ring` as `pinshard serve --ring` resolves it: a bare name (no "/") lies in the ring
-    directory, anything else is taken as given."""
-    ring = os.fspath(ring)
-    if "/" not in ring:
-        if ring in ("", ".", ".."):
-            raise RingError("%r is not a ring file name" % ring)
-        return os.path.join(ensure_ring_directory(), ring)
-    return os.path.abspath(ring)
-
-
-def _open_ring_file(path, flags, accept_other_user):
-    """Opens `path` without following a link or blocking on a FIFO and checks, on the open file, that it is a regular
-    file of this user with mode 0600 (or, with `accept_other_user`, of any user). Returns (fd, fstat)."""
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise RingError("%s does not exist: is `pinshard serve` running with --ring %s?" % (path, path))
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise RingError("%s is a symbolic link: a ring is opened only by its own name (O_NOFOLLOW)" % path)
-        raise RingError("%s cannot be opened: %s" % (path, e))
-    try:
-        info = os.fstat(fd)
-        mine = info.st_uid == os.geteuid()
-        if not stat.S_ISREG(info.st_mode) or (not mine and not accept_other_user) \
-                or (mine and stat.S_IMODE(info.st_mode) != 0o600):
-            raise RingError("%s is %s, not a regular file of uid %d with mode 0600: refusing it (a ring of another "
-                            "user's server needs Ring(..., accept_other_user=True))" % (path, _describe(info),
-                                                                                       os.geteuid()))
-        return fd, info
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-class ServerGone(RingError):
-    """The server process died or stopped answering while the client used its ring."""
-
-
-def _process_alive(pid):
-    """Whether process `pid` exists and is not a zombie."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, another user's
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-        return state not in (b"Z", b"X")
-    except (OSError, IndexError):
-        return True  # no /proc: trust kill(0)
-
-
-class Batch:
-    """One batch in a ring slot. `images` is a tensor in the ring's pixel format (`Ring.dtype`, `Ring.layout`: uint8
-    [N, H, W, C] unless the server was asked for another, e.g. float32 [N, C, H, W] normalised with `Ring.mean` and
-    `Ring.std`) and `labels` an int32 [N] tensor, both viewing the slot's memory; `ids` the int64 record numbers. Unpacks as `images, labels`. The memory is the
-    server's again after `release()`: do not use the tensors past it (copy what you keep).
-
-    `fields` holds the record fields the server was asked to carry (`pinshard serve --fields ...`), by name: text
-    (utf8, json) as a list of `str` per batch, bytes as a list of `bytes`, a fixed-length numeric field as one
-    [N, length] tensor viewing the slot, a variable-length one as a list of N 1-D tensors viewing the slot (boxes:
-    [k, 4] each, already moved through the sample's crop and flip)."""
-
-    __slots__ = ("images", "labels", "ids", "fields", "epoch", "index", "slot", "sequence", "_ring", "_released")
-
-    def __init__(self, ring, slot, sequence, epoch, index, images, labels, ids, fields=None):
-        self._ring = ring
-        self.slot = slot
-        self.sequence = sequence
-        self.epoch = epoch
-        self.index = index
-        self.images = images
-        self.labels = labels
-        self.ids = ids
-        self.fields = fields if fields is not None else {}
-        self._released = False
-
-    def __iter__(self):
-        return iter((self.images, self.labels))
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, i):
-        return (self.images, self.labels)[i]
-
-    def release(self):
-        """Gives the slot back to the server. Idempotent."""
-        if not self._released:
-            self._released = True
-            self._ring._release(self.slot, self.sequence)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
-
-    def __repr__(self):
-        return "Batch(epoch=%d, index=%d, size=%d, slot=%d)" % (self.epoch, self.index, self.images.shape[0],
-                                                                 self.slot)
-
-
-class Ring:
+class Ring(RingView):
     """A client attached to a `pinshard serve` ring. One client per ring at a time (an flock on the file).
 
     >>> with Ring("train.ring") as ring:   # `pinshard serve DIR --ring train.ring`: in this user's ring directory
@@ -256,91 +79,6 @@ class Ring:
             self._unmap()
             raise
 
-    # ---- opening ----
-
-    def _map(self, fd, info):
-        size = info.st_size
-        self._inode = (info.st_dev, info.st_ino)
-        if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
-            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (self.path, size))
-        self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        self._map_checked(size)
-
-    def _map_checked(self, size):
-        """Views of the mapping `self._mm` of `size` bytes, after checking the header against the file."""
-        if self._mm[:8] != L.MAGIC:
-            raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)
-        self._u8 = np.frombuffer(self._mm, dtype=np.uint8)
-        control = L.slots_offset(1)  # at least the header, server, client blocks and one slot header
-        self._i32 = np.frombuffer(self._mm, dtype="<i4", count=control // 4)
-        self._i64 = np.frombuffer(self._mm, dtype="<i8", count=control // 8)
-        version = self._int(L.VERSION_OFFSET)
-        if version not in SUPPORTED_VERSIONS:
-            if version > max(SUPPORTED_VERSIONS):
-                raise RingError("%s is a version %d ring; this client reads versions %s: the server is newer than "
-                                "the client, update python/pinshard" % (self.path, version, SUPPORTED_VERSIONS))
-            raise RingError("%s is a version %d ring; this client reads versions %s: the client is newer than the "
-                            "server, update pinshard (the Java side)" % (self.path, version, SUPPORTED_VERSIONS))
-        self.slots = self._int(L.SLOT_COUNT_OFFSET)
-        file_length = self._long(L.FILE_LENGTH_OFFSET)
-        self._slots_offset = self._long(L.SLOTS_OFFSET_OFFSET)
-        self._stride = self._long(L.SLOT_STRIDE_OFFSET)
-        self.capacity = self._int(L.CAPACITY_OFFSET)
-        self.height = self._int(L.HEIGHT_OFFSET)
-        self.width = self._int(L.WIDTH_OFFSET)
-        self.channels = self._int(L.CHANNELS_OFFSET)
-        self._read_pixels()
-        geometry_ok = (file_length == size and 1 <= self.slots <= L.MAX_SLOTS
-                       and self._slots_offset == L.slots_offset(self.slots)
-                       and self._int(L.HEADER_LENGTH_OFFSET) == self._slots_offset
-                       and self._stride > 0 and self._stride % L.PAGE == 0
-                       and self._slots_offset + self.slots * self._stride == file_length
-                       and self.capacity >= 1 and self.height >= 1 and self.width >= 1 and self.channels == 3
-                       and self.capacity * self.image_bytes <= self._stride)
-        if not geometry_ok:
-            raise RingError("%s has an inconsistent header (%d slots of stride %d from %d in %d bytes, file %d bytes)"
-                            % (self.path, self.slots, self._stride, self._slots_offset, file_length, size))
-        self._i32 = np.frombuffer(self._mm, dtype="<i4", count=self._slots_offset // 4)
-        self._i64 = np.frombuffer(self._mm, dtype="<i8", count=self._slots_offset // 8)
-        self.batches_per_epoch = self._long(L.BATCHES_PER_EPOCH_OFFSET)
-        self.samples_per_epoch = self._long(L.SAMPLES_PER_EPOCH_OFFSET)
-        self.records = self._long(L.RECORDS_OFFSET)
-        self.seed = self._long(L.SEED_OFFSET)
-        self.rank = self._int(L.RANK_OFFSET)
-        self.world_size = self._int(L.WORLD_SIZE_OFFSET)
-        self.server_pid = self._long(L.SERVER_PID_OFFSET)
-        self.classes = self._int(L.CLASS_COUNT_OFFSET)
-        if self.classes < 0:
-            raise RingError("%s has an inconsistent header (CLASS_COUNT %d)" % (self.path, self.classes))
-        self.field_layout = self._read_fields()
-        self._size = size
-        self.eval_mode = bool(self._int(L.FLAGS_OFFSET) & L.FLAG_EVAL)
-        if platform.machine() not in ("x86_64", "AMD64"):
-            warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
-                          "docs/RING.md, 'ARM64'" % platform.machine())
-
-    def _read_pixels(self):
-        """The pixels block: `dtype` (torch), `layout` ("NHWC" or "NCHW"), `mean` and `std` (3 floats each: what the
-        server normalised with; 0 and 1 for none) and `image_bytes`."""
-        code, bits, layout = (self._int(L.DTYPE_CODE_OFFSET), self._int(L.DTYPE_BITS_OFFSET),
-                              self._int(L.LAYOUT_OFFSET))
-        f64 = np.frombuffer(self._mm, dtype="<f8", count=6, offset=L.MEAN_OFFSET)
-        self.mean, self.std = tuple(float(v) for v in f64[:3]), tuple(float(v) for v in f64[3:])
-        if ((code, bits) not in _PIXEL_DTYPES or layout not in _PIXEL_LAYOUTS
-                or not all(np.isfinite(f64)) or not all(s > 0 for s in self.std)):
-            raise RingError("%s has an unknown pixel format: DTYPE %d/%d bits, LAYOUT %d, mean %s, std %s"
-                            % (self.path, code, bits, layout, self.mean, self.std))
-        self.dtype, self.layout = _PIXEL_DTYPES[(code, bits)], _PIXEL_LAYOUTS[layout]
-        self.image_bytes = self.height * self.width * self.channels * (bits // 8)
-
-    def _images(self, images_at, size):
-        """The slot's images as a tensor viewing the mapping: `dtype`, [N, H, W, C] or [N, C, H, W]."""
-        flat = torch.from_numpy(self._u8[images_at:images_at + size * self.image_bytes])
-        if self.dtype != torch.uint8:
-            flat = flat.view(self.dtype)
-        if self.layout == "NCHW":
-            return flat.view(size, self.channels, self.height, self.width)
-        return flat.view(size, self.height, self.width, self.channels)
 
     def _check_same_file(self, fd):
         info = os.fstat(fd)
@@ -403,35 +141,6 @@ class Ring:
             return
         self.pinned = True
         self.pin_reason = "registered with cudaHostRegister"
-
-    # ---- reading fields ----
-
-    def _int(self, offset):
-        return int(self._i32[offset >> 2])
-
-    def _long(self, offset):
-        return int(self._i64[offset >> 3])
-
-    def _put_int(self, offset, value):
-        self._i32[offset >> 2] = value
-
-    def _put_long(self, offset, value):
-        # One aligned 8-byte store (numpy's typed assignment): single-copy atomic on x86-64 and ARM64.
-        self._i64[offset >> 3] = value
-
-    def _base(self):
-        """Address of the mapping's first byte."""
-        return self._u8.ctypes.data
-
-    def address_range(self):
-        """(start, end) addresses of the mapping: every tensor this client hands out lies inside."""
-        return self._base(), self._base() + len(self._mm)
-
-    def message(self):
-        length = self._int(L.MESSAGE_OFFSET)
-        length = max(0, min(length, L.MESSAGE_MAX_BYTES))
-        start = L.MESSAGE_OFFSET + 4
-        return bytes(self._mm[start:start + length]).decode("utf-8", "replace")
 
     # ---- liveness ----
 
@@ -593,106 +302,6 @@ class Ring:
         self._last_consumed = (batch_epoch, index + 1)
         return batch, waited
 
-    def _read_fields(self):
-        """The fields block (docs/RING.md, "Fields"): one checked entry per FIELD_COUNT, each inside every slot."""
-        count = self._int(L.FIELD_COUNT_OFFSET)
-        block = L.fields_block_offset(self.slots)
-        length = int(self._u8[block:block + 4].view("<i4")[0])
-        if not (0 <= count <= L.MAX_FIELDS and 0 <= length <= L.FIELDS_JSON_MAX_BYTES and (count == 0) == (length == 0)):
-            raise RingError("%s has an inconsistent fields block: FIELD_COUNT %d, %d bytes of description"
-                            % (self.path, count, length))
-        if count == 0:
-            return []
-        import json
-        text = bytes(self._u8[block + L.FIELDS_JSON_OFFSET:block + L.FIELDS_JSON_OFFSET + length])
-        try:
-            entries = json.loads(text.decode("utf-8"))
-        except ValueError as e:
-            raise RingError("%s's fields block is not a JSON list of fields: %s" % (self.path, e))
-        if not isinstance(entries, list) or len(entries) != count:
-            raise RingError("%s has an inconsistent fields block: FIELD_COUNT %d, %s entries"
-                            % (self.path, count, len(entries) if isinstance(entries, list) else "no"))
-        names = set()
-        for e in entries:
-            ok = (isinstance(e, dict) and isinstance(e.get("name"), str) and _FIELD_NAME.match(e["name"])
-                  and e["name"] not in names and e.get("type") in _FIELD_DTYPES
-                  and all(isinstance(e.get(k), int) and not isinstance(e.get(k), bool)
-                          for k in ("length", "stride", "lengths", "values"))
-                  and isinstance(e.get("boxes"), bool))
-            if ok:
-                ok = (e["length"] >= 0 and e["stride"] >= 1 and e["stride"] % 8 == 0
-                      and 0 <= e["lengths"] <= self._stride - 4 * self.capacity and e["lengths"] % 4 == 0
-                      and 0 <= e["values"] <= self._stride - self.capacity * e["stride"] and e["values"] % 8 == 0
-                      and (not e["boxes"] or e["type"] == "float32"))
-            if not ok:
-                raise RingError("%s's fields block has an impossible field (slots of %d bytes, %d samples): %r"
-                                % (self.path, self._stride, self.capacity, e))
-            names.add(e["name"])
-        return entries
-
-    def _field_values(self, slot, start, size):
-        """The batch's fields by name, each sample's length checked against the field's room and type."""
-        out = {}
-        for e in self.field_layout:
-            lengths = self._u8[start + e["lengths"]:start + e["lengths"] + 4 * size].view("<i4")
-            dtype = _FIELD_DTYPES[e["type"]]
-            width = 1 if dtype is None else np.dtype(dtype).itemsize
-            low, high = (int(lengths.min()), int(lengths.max())) if size else (0, 0)
-            if low < 0 or high > e["stride"] or any(int(n) % width for n in lengths):
-                raise RingError("%s: slot %d's field %s has a length outside 0..%d or not whole %d-byte elements: "
-                                "the slot was overwritten" % (self.path, slot, e["name"], e["stride"], width))
-            values = start + e["values"]
-            stride = e["stride"]
-            if dtype is None:
-                raw = [bytes(self._u8[values + i * stride:values + i * stride + int(lengths[i])]) for i in range(size)]
-                out[e["name"]] = raw if e["type"] == "bytes" else [b.decode("utf-8", "replace") for b in raw]
-            elif e["length"] and low == high == e["length"] * width:
-                matrix = self._u8[values:values + size * stride].view(dtype).reshape(size, stride // width)
-                out[e["name"]] = torch.from_numpy(matrix[:, :e["length"]])
-            else:
-                row = []
-                for i in range(size):
-                    at = values + i * stride
-                    view = torch.from_numpy(self._u8[at:at + int(lengths[i])].view(dtype))
-                    row.append(view.view(-1, 4) if e["boxes"] else view)
-                out[e["name"]] = row
-        return out
-
-    def _check_slot(self, slot, size, images_at, labels_at, ids_at):
-        start = self._slots_offset + slot * self._stride
-        end = start + self._stride
-        element = self.image_bytes // (self.height * self.width * self.channels)
-        for name, at, length, align in (("images", images_at, size * self.image_bytes, element),
-                                        ("labels", labels_at, 4 * size, 4), ("sample ids", ids_at, 8 * size, 8)):
-            if not 1 <= size <= self.capacity or at < start or at > end - length or at % align:
-                raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
-                                % (self.path, slot, name, size, at, start, end))
-
-    def _check_labels(self, slot, labels_at, size):
-        """The slot's labels as an int32 array, each checked: -1 (none) or in 0..CLASS_COUNT-1."""
-        label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
-        low, high = int(label_array.min()), int(label_array.max())
-        if low < -1 or (self.classes > 0 and high >= self.classes):
-            bad = low if low < -1 else high
-            raise RingError("%s: slot %d holds label %d, outside -1..%d (CLASS_COUNT %d): the slot was overwritten"
-                            % (self.path, slot, bad, self.classes - 1, self.classes))
-        return label_array
-
-    def _check_size(self):
-        """The file must still be as long as when it was mapped: touching a page past a truncation is SIGBUS, which
-        kills a Python process without a message. Checked (one fstat) before each batch is handed out and before
-        each heartbeat store; a truncation after the check can still kill the process (docs/RING.md, §9.1)."""
-        size = os.fstat(self._fd).st_size
-        if size < self._size:
-            raise RingError("ring file %s truncated by another process: %d of its %d bytes are left; stopping before "
-                            "a read of a lost page kills this process (SIGBUS)" % (self.path, size, self._size))
-
-    def _shrunk(self):
-        try:
-            return os.fstat(self._fd).st_size < self._size
-        except (OSError, TypeError):
-            return True
-
     def _check_stream(self, sequence):
         """Bounds the wait for `sequence` by what garbage cannot fake for long: this session still attached, no slot
         ahead of PUBLISHED, and a PUBLISHED at or past `sequence` meaning some slot holds it."""
@@ -750,20 +359,6 @@ class Ring:
                 self.pinned = False
             self._unmap()
 
-    def _unmap(self):
-        for name in ("_u8", "_i32", "_i64"):
-            if hasattr(self, name):
-                delattr(self, name)
-        mm = getattr(self, "_mm", None)
-        if mm is not None:
-            try:
-                mm.close()
-            except BufferError:
-                pass  # a tensor still views the ring: the mapping goes with the last one
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)  # drops the flock (the mapping may live on in tensors)
-            self._fd = None
-
     def __enter__(self):
         return self
 
@@ -777,88 +372,6 @@ class Ring:
             except Exception:
                 pass
 
-
-class Epoch:
-    """One epoch (or the rest of one) as an iterator of `Batch`es, each unpacking to `images, labels`. With
-    `auto_release` (the default) a batch is released when the loop asks for the next one or ends; without it the
-    trainer calls `batch.release()` (at most `ring.slots` may be held). Records `wait_seconds` (time spent waiting
-    for the server) and `batches_taken`."""
-
-    def __init__(self, ring, stream, auto_release=True):
-        self._ring = ring
-        self._stream = stream
-        self._auto = auto_release
-        self._k = 0
-        self._previous = None
-        self._guess = 0
-        self.epoch = stream[1]
-        self.start_batch = stream[3]
-        self.batches = stream[4]
-        self.wait_seconds = 0.0
-        self.batches_taken = 0
-
-    def __len__(self):
-        return self.batches
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self._auto and self._previous is not None:
-            self._previous.release()
-            self._previous = None
-        if self._k >= self.batches:
-            raise StopIteration
-        batch, waited = self._ring._take(self._stream, self._k, self._guess)
-        self._guess = (batch.slot + 1) % self._ring.slots
-        self._k += 1
-        self.wait_seconds += waited
-        self.batches_taken += 1
-        if self._auto:
-            self._previous = batch
-        return batch
-
-    def close(self):
-        if self._previous is not None:
-            self._previous.release()
-            self._previous = None
-
-
-def check_ring_file(path, accept_other_user=False):
-    """Checks the ring file at `path` as a client does, without attaching: the header against the file, then every
-    published slot (SEQUENCE != 0): SEQUENCE not past PUBLISHED, sizes and offsets inside the slot, labels in range.
-    Raises RingError naming the file, the slot and the field; returns the number of published slots. Runs over the
-    ring test vectors (serve/test-vectors) in the tests."""
-    ring = Ring.__new__(Ring)
-    ring.path, ring._closed, ring._fd = os.path.abspath(os.fspath(path)), True, None
-    fd, info = _open_ring_file(ring.path, os.O_RDONLY, accept_other_user)
-    try:
-        if info.st_size < L.slots_offset(1):
-            raise RingError("%s is not a pinshard ring (%d bytes: too short)" % (ring.path, info.st_size))
-        ring._mm = mmap.mmap(fd, info.st_size, mmap.MAP_SHARED, mmap.PROT_READ)
-        ring._map_checked(info.st_size)
-        published = ring._long(L.PUBLISHED_OFFSET)
-        count = 0
-        for slot in range(ring.slots):
-            header = L.slot_header_offset(slot)
-            sequence = ring._long(header + L.SLOT_SEQUENCE_OFFSET)
-            if sequence == 0:
-                continue
-            if sequence < 0 or sequence > published:
-                raise RingError("%s: slot %d's SEQUENCE %d is past PUBLISHED %d: the slot header was overwritten"
-                                % (ring.path, slot, sequence, published))
-            size = ring._int(header + L.SLOT_SIZE_OFFSET)
-            labels_at = ring._long(header + L.SLOT_LABELS_OFFSET)
-            ring._check_slot(slot, size, ring._long(header + L.SLOT_IMAGES_OFFSET), labels_at,
-                             ring._long(header + L.SLOT_IDS_OFFSET))
-            ring._check_labels(slot, labels_at, size)
-            if ring.field_layout:
-                ring._field_values(slot, ring._long(header + L.SLOT_IMAGES_OFFSET), size)
-            count += 1
-        return count
-    finally:
-        os.close(fd)
-        ring._unmap()
 
 
 def Batches(path, epoch=0, state=None, **ring_options):

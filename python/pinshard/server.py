@@ -12,7 +12,8 @@ import time
 from . import _java
 from . import _layout as L
 from ._java import pinshard_command
-from .client import Ring, RingError, _process_alive, is_own_regular_file, resolve_ring, ring_directory
+from ._process import _process_alive
+from .client import Ring, RingError, is_own_regular_file, resolve_ring, ring_directory
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
                  "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",

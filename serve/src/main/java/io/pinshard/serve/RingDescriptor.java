@@ -135,6 +135,7 @@ public final class RingDescriptor {
     public static final int MESSAGE_OFFSET = SERVER_BLOCK_OFFSET + BLOCK_LENGTH;
     public static final int MESSAGE_BLOCK_LENGTH = 2 * BLOCK_LENGTH;
     public static final int MESSAGE_MAX_BYTES = MESSAGE_BLOCK_LENGTH - Integer.BYTES;
+    public static final int MESSAGE_TEXT_OFFSET = MESSAGE_OFFSET + Integer.BYTES;
 
     // Client block
     public static final int CLIENT_BLOCK_OFFSET = MESSAGE_OFFSET + MESSAGE_BLOCK_LENGTH;
