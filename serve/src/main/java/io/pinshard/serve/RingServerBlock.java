@@ -150,7 +150,7 @@ public final class RingServerBlock {
         if (length < 0 || length > MESSAGE_MAX_BYTES) {
             return "";
         }
-        return buffer.getStringWithoutLengthUtf8(offset + MESSAGE_OFFSET + Integer.BYTES, length);
+        return buffer.getStringWithoutLengthUtf8(offset + MESSAGE_TEXT_OFFSET, length);
     }
 
     /**
@@ -159,7 +159,7 @@ public final class RingServerBlock {
      */
     public RingServerBlock message(byte[] utf8) {
         int length = Math.min(utf8.length, MESSAGE_MAX_BYTES);
-        buffer.putBytes(offset + MESSAGE_OFFSET + Integer.BYTES, utf8, 0, length);
+        buffer.putBytes(offset + MESSAGE_TEXT_OFFSET, utf8, 0, length);
         buffer.putInt(offset + MESSAGE_OFFSET, length);
         return this;
     }
