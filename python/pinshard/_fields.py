@@ -14,8 +14,9 @@ from ._ringdir import RingError
 if TYPE_CHECKING:
     from ._ring import RingView
 
-# Record field types (docs/fields.md) -> numpy dtype of their elements; None: byte strings.
-_FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
+# Record field types (docs/fields.md) -> numpy dtype of their elements; None: byte strings. Generated from Java's
+# FieldType into _layout.py, never copied by hand.
+_FIELD_DTYPES = L.FIELD_DTYPES
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 
 

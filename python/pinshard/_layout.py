@@ -94,6 +94,7 @@ COMMAND_EPOCH = 1
 COMMAND_RESUME = 2
 RESULT_OK = 0
 RESULT_REFUSED = 1
+FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
 
 
 def slot_header_offset(slot):

@@ -1,5 +1,6 @@
 package io.pinshard.serve;
 
+import io.pinshard.format.FieldType;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -9,7 +10,8 @@ import java.nio.file.Path;
 
 /**
  * Writes {@code python/pinshard/_layout.py}, the Python client's copy of the ring layout, from {@link RingDescriptor}:
- * every public static int or long constant, in declaration order, and the magic. {@code RingLayoutPythonTest} fails
+ * every public static int or long constant, in declaration order, the magic, and the fields block's types
+ * ({@link FieldType}: each label's numpy dtype, None for byte strings). {@code RingLayoutPythonTest} fails
  * when the committed file differs from this text; {@code main PATH} (or the test with
  * {@code -Dpinshard.regenerateLayout=true}) rewrites it.
  */
@@ -31,6 +33,16 @@ public final class RingLayoutPython {
                 out.append(field.getName()).append(" = ").append(((Number) field.get(null)).longValue()).append('\n');
             }
         }
+        // The fields block's types (FieldType, format-spec): each label's numpy dtype, None for byte strings.
+        out.append("FIELD_DTYPES = {");
+        String separator = "";
+        for (FieldType type : FieldType.values()) {
+            String dtype = !type.isNumeric() ? "None"
+                : "\"<" + (type.label().startsWith("float") ? "f" : "i") + type.elementBytes() + "\"";
+            out.append(separator).append('"').append(type.label()).append("\": ").append(dtype);
+            separator = ", ";
+        }
+        out.append("}\n");
         out.append("\n\ndef slot_header_offset(slot):\n    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
             .append("def fields_block_offset(slots):\n    return slot_header_offset(slots)\n\n\n")
             .append("def slots_offset(slots):\n    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH\n")
