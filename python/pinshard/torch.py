@@ -11,7 +11,7 @@
 
 import os
 import time
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ._checks import check_dataset_arguments, check_state, require_torch
 
@@ -25,11 +25,26 @@ from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisatio
 from .client import RingError
 from .server import Server, dataset_location
 
-__all__ = ["PinshardDataset", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
+__all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
 
 _CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 # What `pinshard serve --dtype` writes: a CPU dataset of one of these gets its batches finished by the server.
 _SERVER_DTYPES = (torch.uint8, torch.float32, torch.float16, torch.bfloat16)
+
+
+class TrainingBatch(NamedTuple):
+    """What `PinshardDataset` yields: `images` (training-ready, see the class) and `labels` (int64 [N]); unpacks as
+    `images, labels`."""
+    images: torch.Tensor
+    labels: torch.Tensor
+
+
+class FieldsBatch(NamedTuple):
+    """What `PinshardDataset(fields=[...])` yields: `images`, `labels` and `fields` (name -> the batch's values);
+    unpacks as `images, labels, fields`."""
+    images: torch.Tensor
+    labels: torch.Tensor
+    fields: Dict[str, Any]
 
 
 def rank_and_world() -> Tuple[int, int]:
@@ -53,9 +68,9 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     converts), convert here with `to_training`, as does a pass on uint8 pixels (see `_trainer_converts`).
     `timings` holds the start-up's steps (ms; see `pinshard.server.Server`) and `first_batch_ms`: the first
     `iter()`, server start included, to its first batch in hand.
-    With `fields=["caption", ...]` (record fields of the dataset, docs/fields.md) it yields `(images, labels,
-    fields)`: `fields[name]` is a list of `str` for text, a tensor `[N, length]` for a fixed-length numeric field, a
-    list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
+    Each batch is a `TrainingBatch(images, labels)` NamedTuple; with `fields=["caption", ...]` (record fields of the
+    dataset, docs/fields.md) a `FieldsBatch(images, labels, fields)`: `fields[name]` is a list of `str` for text, a
+    tensor `[N, length]` for a fixed-length numeric field, a list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
     crop and flip (a list of `[k, 4]` tensors); `field_bytes` is the room per sample (1024 by default).
 
     `order` is "random", "sequential" or "quasi-random" (shard-local windows, several shuffled together: a dataset
@@ -151,7 +166,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._eval, self._drop_last, self._ready_timeout = eval, drop_last, ready_timeout
         self._rank, self._world_size = rank, world_size
         self._server: Optional[Server] = None
-        self._running: Optional[Iterator[Tuple[torch.Tensor, torch.Tensor]]] = None
+        self._running: Optional[Iterator[Union[TrainingBatch, FieldsBatch]]] = None
         self._epoch, self._consumed = 0, 0
         self._first_batch_ms: Optional[float] = None
 
@@ -287,7 +302,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
             raise ValueError("state %r: epoch and batchesConsumed must be >= 0" % (state,))
         self._epoch, self._consumed = int(state["epoch"]), int(state["batchesConsumed"])
 
-    def __iter__(self) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+    def __iter__(self) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
         info = torch.utils.data.get_worker_info()
         if info is not None and info.num_workers > 1:
             raise RuntimeError("PinshardDataset runs its own server: use DataLoader(..., num_workers=0) (%d workers "
@@ -315,7 +330,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
         return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
 
-    def _batches(self, batches, started: Optional[float]) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+    def _batches(self, batches, started: Optional[float]) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
         cuda = self.device.type == "cuda"
         finished = not self._trainer_converts()  # the server wrote the training values: copy them out, or view them
         scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
@@ -360,7 +375,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                 guard.arrived(arrived - resumed, arrived, batch.epoch, labels.shape[0])
                 if started is not None:
                     self._first_batch_ms, started = (time.monotonic() - started) * 1000.0, None
-                yield (images, labels) if fields is None else (images, labels, fields)
+                yield TrainingBatch(images, labels) if fields is None else FieldsBatch(images, labels, fields)
                 resumed = time.perf_counter()
             self._epoch, self._consumed = self._epoch + 1, 0
         except RingError:

@@ -79,13 +79,16 @@ class ServedFields(unittest.TestCase):
             server.stop()
 
     def test_the_dataset_yields_each_batchs_fields_as_a_third_item(self):
-        from pinshard.torch import PinshardDataset
+        from pinshard.torch import FieldsBatch, PinshardDataset
         dataset = PinshardDataset(FIELDS_DATASET, batch_size=8, crop=16, workers=2, eval=True, dtype=torch.uint8,
                                   layout="NHWC", fields=["caption", "boxes"], boxes="boxes",
                                   server_options=dict(eval_crop_fraction=1.0))
         try:
             records = []
-            for images, labels, fields in dataset:
+            for batch in dataset:
+                self.assertIsInstance(batch, FieldsBatch)
+                images, labels, fields = batch
+                self.assertIs(batch.fields, fields)
                 captions = fields["caption"]
                 self.assertEqual(len(captions), len(labels))
                 numbers = [int(c.split()[1]) for c in captions]

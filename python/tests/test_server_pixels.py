@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import torch  # noqa: E402
 
-from pinshard.torch import PinshardDataset, normalisation, to_training  # noqa: E402
+from pinshard.torch import PinshardDataset, TrainingBatch, normalisation, to_training  # noqa: E402
 
 DATASET = os.environ.get("PINSHARD_TEST_DATASET")
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
@@ -25,7 +25,10 @@ def first_batches(dataset, count=2):
     """The dataset's first `count` batches of epoch 0, and its timings once the server reported its first batch."""
     with dataset:
         out = []
-        for images, labels in dataset:
+        for batch in dataset:
+            assert isinstance(batch, TrainingBatch), type(batch)  # a NamedTuple: unpacks as (images, labels)
+            images, labels = batch
+            assert batch.images is images and batch.labels is labels
             out.append((images, labels))
             if len(out) == count:
                 break
