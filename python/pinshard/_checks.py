@@ -1,13 +1,16 @@
 """Checks of what a user hands pinshard's Python API, made in Python before any JVM starts (a wrong argument once
 cost a server start, seconds, and came back as the server's words): PinshardDataset's arguments, a state to
-resume from, and that `torch` is PyTorch. Standard library only. Limits only the server knows (the largest batch
-or crop, the names of the orders) stay the server's to check: they are not copied here."""
+resume from, and that `torch` is PyTorch. Standard library only. The order's names come from Java's SampleOrder
+through the generated _layout.py; limits only the server knows (the largest batch or crop) stay the server's to
+check: they are not copied here."""
 
 import importlib
 import json
 import numbers
 import os
 from typing import Any, Optional, Sequence
+
+from ._layout import SAMPLE_ORDERS
 
 
 def require_torch() -> None:
@@ -44,6 +47,8 @@ def check_dataset_arguments(path: str, batch_size: Any, crop: Any, order: Any, f
     _positive_int("crop", crop)
     if not isinstance(order, str):
         raise ValueError("order must be a string such as \"random\", not %r" % (order,))
+    if order.lower().replace("_", "-") not in SAMPLE_ORDERS:  # as SampleOrder.parse: labels or constant names
+        raise ValueError("order must be %s, not %r" % (" or ".join(map(repr, SAMPLE_ORDERS)), order))
     if (mean is None) != (std is None):
         raise ValueError("mean and std go together (torchvision's Normalize(mean, std)): got only %s"
                          % ("mean" if std is None else "std"))

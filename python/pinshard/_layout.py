@@ -95,6 +95,7 @@ COMMAND_RESUME = 2
 RESULT_OK = 0
 RESULT_REFUSED = 1
 FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int64": "<i8", "float32": "<f4"}
+SAMPLE_ORDERS = ("random", "sequential", "quasi-random")
 
 
 def slot_header_offset(slot):

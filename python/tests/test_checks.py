@@ -37,6 +37,11 @@ class DatasetArguments(unittest.TestCase):
     def test_order_is_a_string(self):
         self.refused("order must be a string", order=1)
 
+    def test_order_is_one_the_server_knows(self):
+        self.refused("order must be 'random' or 'sequential' or 'quasi-random', not 'shuffled'", order="shuffled")
+        for accepted in ("random", "SEQUENTIAL", "quasi-random", "quasi_random"):  # as SampleOrder.parse
+            PinshardDataset(self.temp.name, order=accepted)  # no server starts here
+
     def test_mean_without_std_is_refused(self):
         self.refused("mean and std go together (torchvision's Normalize(mean, std)): got only mean",
                      mean=(0.5, 0.5, 0.5))

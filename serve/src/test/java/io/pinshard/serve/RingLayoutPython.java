@@ -1,6 +1,7 @@
 package io.pinshard.serve;
 
 import io.pinshard.format.FieldType;
+import io.pinshard.loader.options.SampleOrder;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -11,7 +12,8 @@ import java.nio.file.Path;
 /**
  * Writes {@code python/pinshard/_layout.py}, the Python client's copy of the ring layout, from {@link RingDescriptor}:
  * every public static int or long constant, in declaration order, the magic, and the fields block's types
- * ({@link FieldType}: each label's numpy dtype, None for byte strings). {@code RingLayoutPythonTest} fails
+ * ({@link FieldType}: each label's numpy dtype, None for byte strings) and the sample orders ({@link SampleOrder}'s
+ * labels). {@code RingLayoutPythonTest} fails
  * when the committed file differs from this text; {@code main PATH} (or the test with
  * {@code -Dpinshard.regenerateLayout=true}) rewrites it.
  */
@@ -43,6 +45,13 @@ public final class RingLayoutPython {
             separator = ", ";
         }
         out.append("}\n");
+        // The orders serve's --order takes (SampleOrder's labels; its parse also takes the constant names).
+        out.append("SAMPLE_ORDERS = (");
+        for (SampleOrder order : SampleOrder.values()) {
+            out.append('"').append(order.label()).append("\", ");
+        }
+        out.setLength(out.length() - 2);
+        out.append(")\n");
         out.append("\n\ndef slot_header_offset(slot):\n    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
             .append("def fields_block_offset(slots):\n    return slot_header_offset(slots)\n\n\n")
             .append("def slots_offset(slots):\n    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH\n")
