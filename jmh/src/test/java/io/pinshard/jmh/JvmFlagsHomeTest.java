@@ -81,15 +81,36 @@ class JvmFlagsHomeTest {
         }
     }
 
-    /** scripts/jvm-flags.sh's output for {@code args}, one line. */
+    /** scripts/jvm-flags.sh's output for {@code args}, one line (it says nothing on stderr). */
     private static String jvmFlags(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("bash", repo().resolve("scripts/jvm-flags.sh").toString(),
-            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes()).strip();
-        assertEquals(0, process.waitFor(), out);
-        return out;
+        String[] outAndErr = script(javaThenArgs(List.of(), args));
+        assertEquals("", outAndErr[1], "stderr of jvm-flags.sh " + String.join(" ", args));
+        return outAndErr[0];
+    }
+
+    /** This JVM's java, then {@code args}, after {@code before}: the script's command line. */
+    private static List<String> javaThenArgs(List<String> before, String... args) {
+        List<String> line = new ArrayList<>(before);
+        line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        line.addAll(List.of(args));
+        return line;
+    }
+
+    /** scripts/jvm-flags.sh {@code args}: its stdout and its stderr, stripped, after it exited 0. */
+    private static String[] script(List<String> args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", repo().resolve("scripts/jvm-flags.sh").toString()));
+        command.addAll(args);
+        Path err = Files.createTempFile("jvm-flags", ".err");
+        try {
+            Process process = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            String out = new String(process.getInputStream().readAllBytes()).strip();
+            int status = process.waitFor();
+            String stderr = Files.readString(err).strip();
+            assertEquals(0, status, out + stderr);
+            return new String[] {out, stderr};
+        } finally {
+            Files.deleteIfExists(err);
+        }
     }
 
     private static String pomProperty(String name) throws IOException {
@@ -138,20 +159,7 @@ class JvmFlagsHomeTest {
 
     /** scripts/jvm-flags.sh --spark JAVA {@code args}: its stdout and its stderr. */
     private static String[] sparkFlags(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("bash", repo().resolve("scripts/jvm-flags.sh").toString(),
-            "--spark", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(List.of(args));
-        Path err = Files.createTempFile("jvm-flags", ".err");
-        try {
-            Process process = new ProcessBuilder(command).redirectError(err.toFile()).start();
-            String out = new String(process.getInputStream().readAllBytes()).strip();
-            int status = process.waitFor();
-            String stderr = Files.readString(err).strip();
-            assertEquals(0, status, out + stderr);
-            return new String[] {out, stderr};
-        } finally {
-            Files.deleteIfExists(err);
-        }
+        return script(javaThenArgs(List.of("--spark"), args));
     }
 }
 
