@@ -25,7 +25,8 @@ from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisatio
 from .client import RingError
 from .server import Server, dataset_location
 
-__all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training", "normalisation", "rank_and_world"]
+__all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training",
+           "normalisation", "rank_and_world"]
 
 _CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 # What `pinshard serve --dtype` writes: a CPU dataset of one of these gets its batches finished by the server.
@@ -70,8 +71,9 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     `iter()`, server start included, to its first batch in hand.
     Each batch is a `TrainingBatch(images, labels)` NamedTuple; with `fields=["caption", ...]` (record fields of the
     dataset, docs/fields.md) a `FieldsBatch(images, labels, fields)`: `fields[name]` is a list of `str` for text, a
-    tensor `[N, length]` for a fixed-length numeric field, a list of 1-D tensors for a variable one; `boxes="name"` moves that float32 field's boxes through each sample's
-    crop and flip (a list of `[k, 4]` tensors); `field_bytes` is the room per sample (1024 by default).
+    tensor `[N, length]` for a fixed-length numeric field, a list of 1-D tensors for a variable one; `boxes="name"`
+    moves that float32 field's boxes through each sample's crop and flip (a list of `[k, 4]` tensors); `field_bytes`
+    is the room per sample (1024 by default).
 
     `order` is "random", "sequential" or "quasi-random" (shard-local windows, several shuffled together: a dataset
     larger than RAM streams through the page cache); `server_options` passes any other `pinshard serve` option by
