@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prints the class path a script runs a module's code with: MODULE/target/classes (with --tests also
 # MODULE/target/test-classes) and every dependency of the module's test scope, as the module's own build wrote them to
-# MODULE/target/test.classpath (the maven-dependency-plugin execution the root pom binds to prepare-package; the
-# modules that declare it: examples, torch, s3, spark, cuda-bridge, loader). So after `mvn verify` (or `mvn -DskipTests package`) this
-# calls no Maven at all, and nothing it needs can be missing from ~/.m2: that build fetched it.
+# MODULE/target/test.classpath (the maven-dependency-plugin execution the root pom binds to prepare-package, in each
+# module whose pom declares the plugin: `grep -l maven-dependency-plugin */pom.xml`). So after `mvn verify` (or
+# `mvn -DskipTests package`) this calls no Maven at all, and nothing it needs can be missing from ~/.m2: that build
+# fetched it.
 # When the file is missing or older than a source or pom, it builds with the goals verify runs,
 # `mvn -DskipTests package -pl MODULE -am`, without -o (a fresh ~/.m2 fills as verify would fill it).
 # Usage: scripts/module-classpath.sh [--tests] MODULE
