@@ -5,8 +5,8 @@
 # JUnit console launcher, print the measurements table (GpuCheck, then DevicePipelineCheck from the test jar), then
 # the Python path (gpu_python_check.py: PinshardDataset(device="cuda", jitter=...) feeding ResNet-18 steps with the
 # step log; images/s, data-wait, GPU utilisation) where python3 has torch with CUDA and a way to start `pinshard
-# serve` (the pinshard wheel installed, or PINSHARD_COMMAND), else it says why it is skipped. Well under 8 minutes
-# on an H100/H200.
+# serve` (the pinshard wheel installed, PINSHARD_COMMAND, or the bundle's serve/pinshard), once per bundled dataset
+# (raw and jpeg photographs), else it says why it is skipped. Well under 9 minutes on an H100/H200.
 # Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
 set -uo pipefail
 module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,6 +16,11 @@ if [[ "${1:-}" == "--out" ]]; then out="${2:?--out needs a folder}"; mkdir -p "$
 
 fail() { echo "gpu-check: $*" >&2; exit 2; }
 
+# What travels is the packed bundle (gpu-bundle.tar.xz); unpack it on the first run.
+if [[ ! -d "$bundle" && -f "$bundle.tar.xz" ]]; then
+  echo "gpu-check: unpacking $bundle.tar.xz"
+  tar -C "$module" -xJf "$bundle.tar.xz" || fail "cannot unpack $bundle.tar.xz"
+fi
 [[ -x "$bundle/runtime/bin/java" && -d "$bundle/lib" ]] \
   || fail "no bundle at $bundle: run cuda-bridge/prepare-gpu-bundle.sh on a build machine first and copy the repository folder with it"
 
@@ -33,6 +38,9 @@ for lib in libcudart.so.13 libnvrtc.so.13 libnvjpeg.so.13; do
   fi
   if [[ -n "$found" ]]; then add_lib_dir "$found"; echo "gpu-check: $lib from $found"; else echo "gpu-check: $lib not found on this machine" >&2; fi
 done
+# The bundle's libjpeg-turbo (Debian's libjpeg.so.62): the JDK's own JPEG library (ImageIO, which the nvJPEG tests
+# encode with) and the CLI jar's JPEG binding link it, and machines outside Debian lack it.
+[[ -d "$bundle/serve" ]] && add_lib_dir "$bundle/serve"
 export LD_LIBRARY_PATH
 
 # The JVM flags from their one home (the root pom, through scripts/jvm-flags.sh), for the bundled JDK 17 runtime.
@@ -50,14 +58,30 @@ if (( probe != 0 )); then
   fail "no usable GPU here (reason above); the CUDA tests and the measurements need one NVIDIA GPU with its driver"
 fi
 
-# LoaderToDeviceTest needs the loader's OpenCV and the writer, which the bundle leaves out (it runs in the build).
+# LoaderToDeviceTest and JpegShardPayloadsTest write datasets with the writer, which the bundle leaves out (they run
+# in the build). From the module's folder, as Maven runs them (test vectors are read from ../python/tests). The nvJPEG
+# tests (NVIDIA's decoder on hostile JPEGs) run in JVMs of their own, one per class, so a crash in the library is
+# reported with its class and the JVM's error file and the other tests still run.
 echo "== 2/4 tests (host and CUDA)"
 reports=()
 if [[ -n "$out" ]]; then reports=(--reports-dir "$out/junit"); fi
-timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
+crash_dir="${out:-${TMPDIR:-/tmp}}"
+(cd "$module" && timeout 300 "${java[@]}" -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
   --select-package io.pinshard.cuda --exclude-classname '.*LoaderToDeviceTest' \
-  --details=tree --disable-banner "${reports[@]}"
+  --exclude-classname '.*JpegShardPayloadsTest' --exclude-classname '.*NvJpeg.*Test' \
+  --details=tree --disable-banner "${reports[@]}")
 tests=$?
+for nvjpeg_test in NvJpegBatchTest NvJpegDecoderGpuTest; do
+  (cd "$module" && timeout 120 "${java[@]}" "-XX:ErrorFile=$crash_dir/hs_err_$nvjpeg_test.log" \
+    -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
+    --select-class "io.pinshard.cuda.$nvjpeg_test" --details=tree --disable-banner)
+  rc=$?
+  if (( rc != 0 )); then
+    tests=$rc
+    [[ -f "$crash_dir/hs_err_$nvjpeg_test.log" ]] && { echo "gpu-check: $nvjpeg_test crashed the JVM:"; \
+      grep -m 12 -E '^(# (Problematic|C  |J )|[jJCv]  )' "$crash_dir/hs_err_$nvjpeg_test.log"; }
+  fi
+done
 
 echo "== 3/4 measurements"
 # GpuCheck measures copies, the kernel and nvJPEG; DevicePipelineCheck drives the device pipeline with test batches.
@@ -68,6 +92,21 @@ measure() {
   if [[ -d "$bundle/jpeg-shards" ]]; then shards=(--jpeg-shards "$bundle/jpeg-shards"); fi
   timeout 240 "${java[@]}" -cp "$classpath" io.pinshard.cuda.GpuCheck "${shards[@]}" || rc=$?
   timeout 120 "${java[@]}" -cp "$classpath" io.pinshard.cuda.DevicePipelineCheck || rc=$?
+  # The Java loader on this machine's CPUs, alone and feeding the GPU (uint8 over PCIe, jitter + normalisation
+  # there), on the bundle's photographs: `pinshard bench` through the slim CLI jar.
+  if [[ -x "$bundle/serve/pinshard" ]]; then
+    local dataset codec
+    for dataset in "$bundle"/python-data/*/; do
+      codec="$(basename "$dataset")"
+      for device in "" "--device cuda --gpu-augment"; do
+        echo "pinshard bench $codec ${device:-(host)}:"
+        # shellcheck disable=SC2086  # the device options are words
+        timeout 60 "$bundle/serve/pinshard" bench "${dataset%/}" --seconds 5 --warmup 2 $device 2>&1 \
+          | grep -E '^(images_per_s|ms_per_batch|heap_bytes_per_batch|workers|device|h2d|gpu|error|pinshard)' \
+          || rc=1
+      done
+    done
+  fi
   return "$rc"
 }
 if [[ -n "$out" ]]; then
@@ -85,17 +124,33 @@ python_rc=0
 export PYTHONPATH="$(dirname "$module")/python${PYTHONPATH:+:$PYTHONPATH}"
 if ! "$python_bin" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "gpu-check: Python path skipped: $python_bin has no torch that sees a CUDA device"
-elif [[ -z "${PINSHARD_COMMAND:-}" ]] \
-    && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
-  echo "gpu-check: Python path skipped: no way to start pinshard serve here (install the pinshard wheel, or set PINSHARD_COMMAND)"
 else
-  python_out="${out:-${TMPDIR:-/tmp}}/gpu-python-check"
-  if [[ -n "$out" ]]; then
-    timeout 300 "$python_bin" "$module/gpu_python_check.py" --device cuda --out "$python_out" | tee -a "$out/gpu-check.txt"
-    python_rc=${PIPESTATUS[0]}
+  if [[ -z "${PINSHARD_COMMAND:-}" && -x "$bundle/serve/pinshard" ]] \
+      && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
+    export PINSHARD_COMMAND="$bundle/serve/pinshard"  # no wheel here: the bundle's runtime and slim CLI jar
+  fi
+  datasets=()
+  for dataset in "$bundle"/python-data/*/; do [[ -f "$dataset/manifest.json" ]] && datasets+=(--dataset "${dataset%/}"); done
+  if [[ -z "${PINSHARD_COMMAND:-}" ]] \
+      && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
+    echo "gpu-check: Python path skipped: no way to start pinshard serve here (install the pinshard wheel, or set PINSHARD_COMMAND)"
   else
-    timeout 300 "$python_bin" "$module/gpu_python_check.py" --device cuda --out "$python_out"
-    python_rc=$?
+    python_out="${out:-${TMPDIR:-/tmp}}/gpu-python-check"
+    # One run per bundled dataset (raw, then jpeg); without any, one on random images written there.
+    (( ${#datasets[@]} )) || datasets=(--dataset "")
+    for (( i = 0; i < ${#datasets[@]}; i += 2 )); do
+      given=(); [[ -n "${datasets[i + 1]}" ]] && given=(--dataset "${datasets[i + 1]}")
+      rc=0
+      if [[ -n "$out" ]]; then
+        timeout 200 "$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" \
+          --batch 128 "${given[@]}" --out "$python_out" 2>&1 | tee -a "$out/gpu-check.txt"
+        rc=${PIPESTATUS[0]}
+      else
+        timeout 200 "$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" \
+          --batch 128 "${given[@]}" --out "$python_out" || rc=$?
+      fi
+      (( rc == 0 )) || python_rc=$rc
+    done
   fi
 fi
 echo "gpu-check: tests exit $tests, measurements exit $measured, Python path exit $python_rc"

@@ -5,7 +5,9 @@ images/s, data-wait % and mean GPU utilisation of the steps after the guard's wa
 
 Needs torch with CUDA and the pinshard package with a way to start `pinshard serve` (the wheel, or PINSHARD_COMMAND);
 gpu-check.sh runs it only then. Usage: gpu_python_check.py [--device cuda] [--steps 40] [--batch 64] [--crop 224]
-[--workers N] [--out DIR] (--device cpu runs the same on a machine without a GPU)."""
+[--workers N] [--dataset DIR] [--out DIR] (--device cpu runs the same on a machine without a GPU). Without --dataset it
+writes random images with pinshard.write (convert needs OpenCV's natives there); gpu-check.sh passes the bundle's
+photographs, raw and jpeg."""
 import argparse
 import json
 import os
@@ -35,13 +37,16 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--crop", type=int, default=224)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--dataset", default=None, help="an existing dataset (default: random images written here)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="pinshard-gpu-python-")
     os.makedirs(out, exist_ok=True)
-    dataset, log = os.path.join(out, "data"), os.path.join(out, "steps.jsonl")
+    dataset, log = args.dataset or os.path.join(out, "data"), os.path.join(out, "steps.jsonl")
+    if os.path.exists(log):
+        os.remove(log)  # one run's steps: the figures below read this log whole
     records = args.batch * 8
-    if not os.path.exists(os.path.join(dataset, "manifest.json")):
+    if args.dataset is None and not os.path.exists(os.path.join(dataset, "manifest.json")):
         rng = np.random.default_rng(0)
         pinshard.write(dataset, ((rng.integers(0, 256, (256, 320, 3), dtype=np.uint8), i % 10) for i in
                                  range(records)), codec="raw", progress="none")
@@ -50,7 +55,7 @@ def main() -> int:
                          mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), step_log=log, job="gpu-check",
                          data_wait_window=window, drop_last=True,
                          jitter={"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, grayscale=0.1)
-    model = model_for(10, args.device)
+    model = model_for(1000, args.device)  # ImageNet's head: any dataset's labels fit
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     steps, epoch, start = 0, 0, time.perf_counter()
     while steps < args.steps:
@@ -76,7 +81,8 @@ def main() -> int:
     utils = [line["gpu_util"] for line in judged if line["gpu_util"] is not None]
     print("%-44s %12s %12s %12s" % ("python path (PinshardDataset, jitter)", "images/s", "data-wait", "GPU util"))
     print("%-44s %12.1f %11.1f%% %12s" % (
-        "%s, batch %d, crop %d, %d steps" % (args.device, args.batch, args.crop, steps),
+        "%s %s, batch %d, crop %d, %d steps" % (args.device, os.path.basename(os.path.normpath(dataset)), args.batch,
+                                                args.crop, steps),
         sum(line["images"] for line in judged) / step_s if step_s > 0 else 0.0,
         100 * wait_s / step_s if step_s > 0 else 0.0,
         "%.0f %%" % (sum(utils) / len(utils)) if utils else "null"))

@@ -18,7 +18,7 @@ Checked here, in plain Python, before any JVM starts: `parse` raises ValueError 
 """
 
 import math
-from typing import Any, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
 import torch
@@ -157,12 +157,16 @@ class _Batch:
     def __init__(self, f: Factors, chunk: int, height: int, width: int, dtype: torch.dtype, device: torch.device,
                  pixels: bool) -> None:
         def column(values: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
-            return None if values is None else values.view(-1, 1, 1, 1).to(device=device, dtype=dtype,
-                                                                           non_blocking=True)
+            if values is None:
+                return None
+            values = values.view(-1, 1, 1, 1)
+            if device.type == "cuda":  # from pageable memory the copy can wait for the steps queued on the GPU
+                values = values.pin_memory()
+            return values.to(device=device, dtype=dtype, non_blocking=True)
 
         first = f.brightness / 255.0 if pixels and f.brightness is not None else f.brightness
         self.first = column(first)  # x = pixels * first (or x * first), then clamped
-        self.unscaled = torch.tensor(1.0 / 255.0, dtype=dtype, device=device)  # as x.mul_(1.0 / 255.0)
+        self.unscaled, self.centres, self.two = _constants(dtype, device)
         self.contrast = column(f.contrast)
         self.contrast_rest = column(None if f.contrast is None else 1.0 - f.contrast)
         self.saturation = column(f.saturation)
@@ -171,9 +175,23 @@ class _Batch:
         self.grey = f.grey
         count = 6 if f.hue is not None else 1 if f.saturation is not None else 0
         self.planes = [torch.empty((chunk, 1, height, width), dtype=dtype, device=device) for _ in range(count)]
-        # HSV to RGB: the channels' centres on the hue circle, in sixths of a turn (red 0, green 2, blue 4)
-        self.centres = torch.tensor([0.0, 2.0, 4.0], dtype=dtype, device=device).view(1, 3, 1, 1)
-        self.two = torch.tensor(2.0, dtype=dtype, device=device)
+
+
+_CONSTANTS: Dict[Tuple[torch.dtype, torch.device], Tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
+
+
+def _constants(dtype: torch.dtype, device: torch.device) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """1/255 (as x.mul_(1.0 / 255.0)), the HSV-to-RGB channel centres on the hue circle in sixths of a turn (red 0,
+    green 2, blue 4) and 2, on `device`: made once per dtype and device, since torch.tensor(..., device="cuda")
+    is a blocking copy that would wait for every step the trainer has queued on the GPU, once a batch."""
+    key = (dtype, torch.device(device))
+    made = _CONSTANTS.get(key)
+    if made is None:
+        made = (torch.tensor(1.0 / 255.0, dtype=dtype, device=device),
+                torch.tensor([0.0, 2.0, 4.0], dtype=dtype, device=device).view(1, 3, 1, 1),
+                torch.tensor(2.0, dtype=dtype, device=device))
+        _CONSTANTS[key] = made
+    return made
 
 
 def _hue(x: torch.Tensor, shift: torch.Tensor, work: _Batch) -> None:
@@ -241,9 +259,11 @@ def _passes(x: torch.Tensor, work: _Batch, start: int, stop: int, source: Option
     if work.hue is not None:
         _hue(x, work.hue[start:stop], work)
     if work.grey is not None:
-        mask = work.grey[start:stop]
+        mask = work.grey[start:stop]  # on the CPU: any() and nonzero() cost no wait for the GPU
         if bool(mask.any()):
-            at = torch.nonzero(mask).flatten().to(x.device)
+            at = torch.nonzero(mask).flatten()
+            if x.is_cuda:  # pinned, so the non-blocking copy does not wait for the GPU's queued work
+                at = at.pin_memory().to(x.device, non_blocking=True)
             x[at] = _grey(x[at]).expand(-1, 3, -1, -1)
 
 

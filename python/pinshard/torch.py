@@ -126,6 +126,8 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         if self._jitter is not None and dtype not in _FLOAT_DTYPES:
             raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
         self._step_log = None if step_log is None else os.fspath(step_log)
+        self._copies: Optional["torch.cuda.Stream"] = None  # device="cuda": the stream batches are copied on
+        self._scale_shift: Optional[Tuple[torch.Tensor, torch.Tensor]] = None  # on the device, made once
         self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
                                        data_wait_window)
         check_dataset_arguments(dataset_location(path), batch_size, crop, order, fields, mean, std)
@@ -268,6 +270,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
         state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
+        state["_copies"] = state["_scale_shift"] = None  # CUDA objects: made again where the copy runs
         return state
 
     # ---- epochs ----
@@ -332,10 +335,18 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
         return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
 
+    def _copy_stream(self) -> "torch.cuda.Stream":
+        """The CUDA stream the ring's batches are copied to the device on, made once."""
+        if self._copies is None:
+            self._copies = torch.cuda.Stream(self.device)
+        return self._copies
+
     def _batches(self, batches, started: Optional[float]) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
         cuda = self.device.type == "cuda"
         finished = not self._trainer_converts()  # the server wrote the training values: copy them out, or view them
-        scale, shift = normalisation(self.mean, self.std, self.layout, self.device)
+        if self._scale_shift is None:  # once: made on a GPU, it is a copy that waits for the queued steps
+            self._scale_shift = normalisation(self.mean, self.std, self.layout, self.device)
+        scale, shift = self._scale_shift
         pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
         guard = self._guard
         guard.open(self._step_log, self.rank)
@@ -347,10 +358,19 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     batch_to_release = None if pending is None else pending[0]
                     pending = (batch, None)
                 elif cuda:
-                    source = batch.images.to(self.device, non_blocking=True)
-                    labels = batch.labels.to(self.device, non_blocking=True).long()
-                    event = torch.cuda.Event()
-                    event.record()
+                    # The copy goes on a stream of its own: on the trainer's it would queue behind the step the
+                    # trainer just launched, and waiting for it (to release the slot) would wait for that step.
+                    compute = torch.cuda.current_stream(self.device)
+                    copies = self._copy_stream()
+                    with torch.cuda.stream(copies):
+                        source = batch.images.to(self.device, non_blocking=True)
+                        labels = batch.labels.to(self.device, non_blocking=True)
+                        event = torch.cuda.Event()
+                        event.record(copies)
+                    compute.wait_event(event)  # the conversion and the step wait for the copy on the GPU, not here
+                    source.record_stream(compute)  # made on the copy stream, used and freed on the trainer's
+                    labels.record_stream(compute)
+                    labels = labels.long()
                     images = self._convert(source, batch, scale, shift, chunk=source.shape[0])
                     if pending is not None:
                         pending[1].synchronize()

@@ -21,8 +21,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * length in a mapped shard) after checking it, and the decoder passes the block's arrays to nvJPEG as they are.
  *
  * <p>Each payload is checked before nvJPEG sees it, as the reader checks a record before its CPU decoder: the bytes
- * must form a JPEG stream (start and end markers, marker segments inside the payload, a frame header before the
- * first scan: {@link JpegFrame#read}), with 1 or 3 components, no side over the batch's bounds (its output slot is
+ * must form a sound JPEG stream (start and end markers, marker segments inside the payload, well-formed tables and
+ * scan headers, scan data bytes in order: {@link JpegFrame#inspect}), with 1 or 3 components, no side over the batch's bounds (its output slot is
  * sized by them) and, where the caller knows them from the shard's index, the index's height and width. A payload
  * that fails is refused with an {@link IllegalArgumentException} naming the record; nothing is written for it.
  * No heap allocation per payload or per batch. Not thread-safe: one filling thread at a time.
@@ -92,10 +92,12 @@ public final class NvJpegBatch implements AutoCloseable {
                 + Long.toHexString(address) + " cannot hold a JPEG stream");
         }
         payload.wrap(address, length);
-        long frame = JpegFrame.read(payload, 0, length);
+        // The whole stream's structure and tables, not just its frame header: nvJPEG crashed (SIGSEGV, on an H200)
+        // on a stream whose scan held only 0xFF fill bytes before its end marker.
+        long frame = JpegFrame.inspect(payload, 0, length);
         if (frame < 0) {
-            throw new IllegalArgumentException("record " + record + ": the payload is no JPEG stream with a frame"
-                + " header before its first scan (" + length + " bytes)");
+            throw new IllegalArgumentException("record " + record + ": " + JpegFrame.problem(frame) + " (" + length
+                + " bytes)");
         }
         int height = JpegFrame.height(frame);
         int width = JpegFrame.width(frame);

@@ -14,8 +14,6 @@ import org.bytedeco.javacpp.Pointer;
  * {@link BatchMemoryAllocator}. Requires CUDA ({@link CudaAvailability#require()}).
  */
 public final class PinnedMemoryAllocator extends RegionCountingAllocator {
-    private static final int PAGE = 4096;
-
     public PinnedMemoryAllocator() {
         super("cuda-pinned");
         CudaAvailability.require();
@@ -24,15 +22,25 @@ public final class PinnedMemoryAllocator extends RegionCountingAllocator {
     @Override
     public NativeRegion allocate(long length, int alignment) {
         checkAllocation(length, alignment);
-        // cudaHostAlloc returns page-aligned memory; larger alignments get padding.
-        long padding = alignment > PAGE ? alignment : 0;
-        Pointer base = new Pointer();
-        int status = cudart.cudaHostAlloc(base, length + padding, cudart.cudaHostAllocPortable);
-        if (status == cudart.cudaErrorMemoryAllocation) {
-            throw new OutOfMemoryError("cudaHostAlloc could not pin " + (length + padding) + " bytes");
+        // cudaHostAlloc promises no alignment: on an H200 (driver 580) small blocks came back 256-byte aligned from
+        // one pool, and aligning such a block up to 4096 ran into the next one. So a block that is not aligned is
+        // freed and asked for again with room to align inside it.
+        Pointer base = hostAlloc(length);
+        if (base.address() % alignment != 0) {
+            CudaCheck.runtime(cudart.cudaFreeHost(base), "cudaFreeHost");
+            base = hostAlloc(length + alignment - 1);
         }
-        CudaCheck.runtime(status, "cudaHostAlloc(" + (length + padding) + " bytes)");
         return new PinnedRegion(this, base, BitUtil.align(base.address(), alignment), length);
+    }
+
+    private static Pointer hostAlloc(long bytes) {
+        Pointer base = new Pointer();
+        int status = cudart.cudaHostAlloc(base, bytes, cudart.cudaHostAllocPortable);
+        if (status == cudart.cudaErrorMemoryAllocation) {
+            throw new OutOfMemoryError("cudaHostAlloc could not pin " + bytes + " bytes");
+        }
+        CudaCheck.runtime(status, "cudaHostAlloc(" + bytes + " bytes)");
+        return base;
     }
 
     private static final class PinnedRegion extends OwnedRegion {

@@ -54,10 +54,9 @@ public final class GpuCheck {
             if (jpegShards != null) {
                 ok &= section("nvJPEG decode", () -> nvjpegRate(backend, jpegShards));
             }
-            System.out.println("\ndevice pipeline images/s: gpu-check.sh runs DevicePipelineCheck (test code) next."
-                + " Loader images/s with the cuda backend: not measured by this bundle (the loader resizes with OpenCV,"
-                + " which the 64 MiB bundle leaves out); on a GPU machine with a JDK run"
-                + " ./pinshard bench DATASET --device cuda [--gpu-augment]");
+            System.out.println("\ndevice pipeline images/s: gpu-check.sh runs DevicePipelineCheck (test code) next,"
+                + " then the loader on this machine's CPUs, alone and with the cuda backend (pinshard bench DATASET"
+                + " [--device cuda --gpu-augment] on the bundle's photographs)");
             if (!ok) {
                 System.exit(1);
             }
@@ -123,8 +122,7 @@ public final class GpuCheck {
                     }
                 }
             }
-            System.out.println("  CPU loader on the same shards: ./pinshard bench DIR --workers N on this machine (needs"
-                + " a JDK and OpenCV, which this bundle leaves out)");
+            System.out.println("  CPU loader: gpu-check.sh's `pinshard bench` rows below (the bundle's jpeg photographs)");
         }
     }
 

@@ -92,16 +92,28 @@ class NvJpegBatchTest {
         byte[] segmentPastEnd = Arrays.copyOf(good, 24); // a marker segment that runs past the payload
         segmentPastEnd[22] = (byte) 0xFF;
         segmentPastEnd[23] = (byte) 0xD9;
-        ByteBuffer shard = TestJpegs.packed(good, big, noEnd, notJpeg, segmentPastEnd);
+        byte[] badHuffman = good.clone(); // a Huffman table of 0xFF bytes: class, id and code counts out of range
+        int dht = TestJpegs.markerAt(good, 0xC4);
+        Arrays.fill(badHuffman, dht + 4, dht + 4 + 17, (byte) 0xFF);
+        byte[] emptyScan = good.clone(); // what crashed nvJPEG on an H200: scan data all 0xFF fill bytes, then EOI
+        int sos = TestJpegs.markerAt(good, 0xDA);
+        Arrays.fill(emptyScan, sos + 2 + (((good[sos + 2] & 0xFF) << 8) | (good[sos + 3] & 0xFF)), good.length - 2,
+            (byte) 0xFF);
+        ByteBuffer shard = TestJpegs.packed(good, big, noEnd, notJpeg, segmentPastEnd, badHuffman, emptyScan);
         long base = BufferUtil.address(shard);
         try (NvJpegBatch batch = new NvJpegBatch(allocator, 2, 32, 32)) {
             batch.reset(DEVICE, 2 * batch.outputStride());
             assertRefused(() -> batch.add(base + good.length, big.length, 7, 0, 0), "record 7: a 40 x 20 JPEG exceeds");
             long at = base + good.length + big.length;
-            assertRefused(() -> batch.add(at, noEnd.length, 8, 0, 0), "record 8: the payload is no JPEG stream");
-            assertRefused(() -> batch.add(at + noEnd.length, notJpeg.length, 9, 0, 0), "record 9: the payload is no JPEG");
+            assertRefused(() -> batch.add(at, noEnd.length, 8, 0, 0), "record 8: truncated JPEG: no end-of-image");
+            assertRefused(() -> batch.add(at + noEnd.length, notJpeg.length, 9, 0, 0), "record 9: not a JPEG");
             assertRefused(() -> batch.add(at + noEnd.length + notJpeg.length, segmentPastEnd.length, 10, 0, 0),
                 "record 10:");
+            long afterPastEnd = at + noEnd.length + notJpeg.length + segmentPastEnd.length;
+            assertRefused(() -> batch.add(afterPastEnd, badHuffman.length, 16, 0, 0),
+                "record 16: corrupt JPEG: a malformed Huffman or quantisation table");
+            assertRefused(() -> batch.add(afterPastEnd + badHuffman.length, emptyScan.length, 17, 0, 0),
+                "record 17: corrupt JPEG: a scan holds no data");
             assertRefused(() -> batch.add(base, 3, 11, 0, 0), "record 11: a JPEG payload of 3 bytes");
             assertRefused(() -> batch.add(base, good.length, 12, 24, 25), "record 12: the JPEG stream is 24 x 24, the index says 24 x 25");
             assertEquals(0, batch.count(), "nothing was added for a refused payload");

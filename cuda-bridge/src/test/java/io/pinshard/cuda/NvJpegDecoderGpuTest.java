@@ -1,6 +1,7 @@
 package io.pinshard.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -71,28 +72,64 @@ class NvJpegDecoderGpuTest {
         }
     }
 
+    /**
+     * The stream that crashed nvJPEG (SIGSEGV in nvjpegDecodeBatched, H200, nvJPEG 13.0): its second half overwritten
+     * with 0xFF, which leaves a scan of fill bytes only. The batch refuses it before nvJPEG sees it.
+     */
     @ParameterizedTest
     @EnumSource(value = NvJpegDecoder.Backend.class, names = {"DEFAULT", "HARDWARE"})
-    void aCorruptScanFailsOrDecodesButTheDecoderStaysUsable(NvJpegDecoder.Backend backend) {
+    void aCorruptStreamIsRefusedBeforeNvJpegAndTheDecoderStaysUsable(NvJpegDecoder.Backend backend) {
         byte[] good = TestJpegs.encode(TestJpegs.rgb(32, 32, 9));
         byte[] corrupt = good.clone();
         for (int i = corrupt.length / 2; i < corrupt.length - 2; i++) {
-            corrupt[i] = (byte) 0xFF; // 0xFF not followed by a stuffing byte: not valid scan data
+            corrupt[i] = (byte) 0xFF;
         }
-        ByteBuffer shard = TestJpegs.packed(corrupt, good);
+        decodeAfter(backend, corrupt, good, true);
+    }
+
+    /**
+     * Scan data changed without breaking its byte structure (no 0xFF made or removed) passes every check short of
+     * entropy decoding: nvJPEG decodes it to some image or fails the call naming the record, and stays usable.
+     */
+    @ParameterizedTest
+    @EnumSource(value = NvJpegDecoder.Backend.class, names = {"DEFAULT", "HARDWARE"})
+    void corruptScanDataFailsOrDecodesButTheDecoderStaysUsable(NvJpegDecoder.Backend backend) {
+        byte[] good = TestJpegs.encode(TestJpegs.rgb(32, 32, 9));
+        byte[] corrupt = good.clone();
+        int scan = TestJpegs.markerAt(good, 0xDA);
+        int data = scan + 2 + (((good[scan + 2] & 0xFF) << 8) | (good[scan + 3] & 0xFF));
+        for (int i = data; i < corrupt.length - 2; i++) {
+            int changed = (corrupt[i] & 0xFF) ^ 0x5A;
+            if ((corrupt[i] & 0xFF) != 0xFF && (i == 0 || (corrupt[i - 1] & 0xFF) != 0xFF) && changed != 0xFF) {
+                corrupt[i] = (byte) changed;
+            }
+        }
+        decodeAfter(backend, corrupt, good, false);
+    }
+
+    /** Adds {@code bad} (refused by the batch when {@code refused}), then decodes {@code good} with the same decoder. */
+    private static void decodeAfter(NvJpegDecoder.Backend backend, byte[] bad, byte[] good, boolean refused) {
+        ByteBuffer shard = TestJpegs.packed(bad, good);
         long base = BufferUtil.address(shard);
         try (CudaBackend cuda = CudaBackend.open(0);
              NvJpegDecoder decoder = openOrSkip(backend);
              NvJpegBatch batch = new NvJpegBatch(HostMemoryAllocator.INSTANCE, 1, 32, 32);
              DeviceBuffer output = cuda.allocateDevice(batch.outputStride())) {
-            batch.reset(output.address(), output.length()).add(base, corrupt.length, 0, 32, 32);
-            try {
-                decoder.decode(batch, cuda.computeStream());
-                cuda.synchronize();
-            } catch (CudaException e) {
-                assertTrue(e.getMessage().contains("records 0..0"), e.getMessage());
+            batch.reset(output.address(), output.length());
+            if (refused) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> batch.add(base, bad.length, 0, 32, 32));
+                assertTrue(e.getMessage().startsWith("record 0: corrupt JPEG"), e.getMessage());
+            } else {
+                batch.add(base, bad.length, 0, 32, 32);
+                try {
+                    decoder.decode(batch, cuda.computeStream());
+                    cuda.synchronize();
+                } catch (CudaException e) {
+                    assertTrue(e.getMessage().contains("records 0..0"), e.getMessage());
+                }
             }
-            batch.reset(output.address(), output.length()).add(base + corrupt.length, good.length, 1, 32, 32);
+            batch.reset(output.address(), output.length()).add(base + bad.length, good.length, 1, 32, 32);
             decoder.decode(batch, cuda.computeStream());
             cuda.synchronize();
             assertClose(TestJpegs.decodeRgb(good), CudaTestSupport.readBack(cuda, output.address(), 32 * 32 * 3),

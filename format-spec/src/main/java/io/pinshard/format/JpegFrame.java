@@ -16,8 +16,13 @@ import org.agrona.DirectBuffer;
  * in sequence) or a marker that ends the scan; every scan must hold data; the stream must reach its
  * end-of-image marker (bytes after it are ignored, as libjpeg does), and by then the scans must have
  * covered every coefficient of every component at full precision (so a progressive file cut and given
- * an end marker again is found unless the cut lies in its last scan). What it cannot see is the last
- * scan cut short and followed by an appended end-of-image marker: only entropy decoding finds that.
+ * an end marker again is found unless the cut lies in its last scan). It also checks what a decoder builds
+ * tables from before it decodes (libjpeg refuses the same): Huffman tables (class, id, code counts that fit their
+ * code lengths, DC symbols up to 15), quantisation tables, the frame's components (1 to 4, sampling factors 1 to 4)
+ * and each scan header's components and table ids. NVIDIA's nvJPEG crashed (SIGSEGV) on a stream whose scan held only
+ * 0xFF fill bytes, so a payload passes this walk before a GPU decoder sees it. What it cannot see is the last scan cut short
+ * and followed by an appended end-of-image marker, or scan data corrupted without breaking its byte structure: only
+ * entropy decoding finds those.
  */
 public final class JpegFrame {
     /** Returned by {@link #read} when the payload is not a JPEG stream with a frame header before its first scan. */
@@ -47,11 +52,20 @@ public final class JpegFrame {
      * of every component: a truncated file given an end marker again (progressive files lose scans).
      */
     public static final long SCANS_MISSING = -12;
+    /**
+     * {@link #inspect}: a Huffman table (DHT) or quantisation table (DQT) is malformed: a class or id out of range,
+     * code counts that overflow their lengths or run past the segment, a DC symbol over 15, a table cut short.
+     */
+    public static final long BAD_TABLE = -13;
+    /** {@link #inspect}: a scan header (SOS) of the wrong length, or naming a component or table that cannot exist. */
+    public static final long BAD_SCAN_HEADER = -14;
 
     private static final int MARKER = 0xFF;
     private static final int SOI = 0xD8;
     private static final int EOI = 0xD9;
     private static final int SOS = 0xDA;
+    private static final int DHT = 0xC4;
+    private static final int DQT = 0xDB;
     private static final int TEM = 0x01;
     private static final int RST0 = 0xD0;
     private static final int RST7 = 0xD7;
@@ -103,6 +117,9 @@ public final class JpegFrame {
             case (int) NO_SCAN -> "corrupt JPEG: end of image before any scan";
             case (int) SCANS_MISSING -> "truncated JPEG: end of image before the scans cover every component and"
                 + " coefficient (scans are missing)";
+            case (int) BAD_TABLE -> "corrupt JPEG: a malformed Huffman or quantisation table";
+            case (int) BAD_SCAN_HEADER -> "corrupt JPEG: a scan header of the wrong length or naming a component or"
+                + " table that does not exist";
             default -> "JPEG frame " + width(code) + "x" + height(code) + " with " + components(code) + " components";
         };
     }
@@ -182,12 +199,20 @@ public final class JpegFrame {
                 }
                 frame = packed;
                 int count = byteAt(buffer, at + 7);
-                if (count <= 4 && segment >= 8 + 3 * count) {
-                    tracked = count;
-                    for (int i = 0; i < count; i++) {
-                        componentIds |= (long) byteAt(buffer, at + 8 + 3 * i) << (8 * i);
-                    }
+                if (!validFrameComponents(buffer, at, segment)) {
+                    return BAD_FRAME;
                 }
+                tracked = count;
+                for (int i = 0; i < count; i++) {
+                    componentIds |= (long) byteAt(buffer, at + 8 + 3 * i) << (8 * i);
+                }
+            }
+            if (scans && (marker == DHT && !validHuffmanTables(buffer, at + 2, at + segment)
+                || marker == DQT && !validQuantisationTables(buffer, at + 2, at + segment))) {
+                return BAD_TABLE;
+            }
+            if (marker == SOS && scans && frame >= 0 && !validScanHeader(buffer, at, segment, componentIds, tracked)) {
+                return BAD_SCAN_HEADER;
             }
             if (marker == SOS && scans && frame >= 0 && segment >= 3) {
                 // Ns, then Ns (component, tables) pairs, then Ss, Se, Ah/Al.
@@ -273,6 +298,101 @@ public final class JpegFrame {
             }
         }
         return (int) NO_END;
+    }
+
+    /** SOF at {@code at} (its length field): 1 to 4 components, 3 bytes each, sampling factors 1 to 4, tables 0 to 3. */
+    private static boolean validFrameComponents(DirectBuffer buffer, int at, int segment) {
+        int count = byteAt(buffer, at + 7);
+        if (count < 1 || count > 4 || segment != 8 + 3 * count) {
+            return false;
+        }
+        for (int i = 0; i < count; i++) {
+            int sampling = byteAt(buffer, at + 9 + 3 * i);
+            int horizontal = sampling >>> 4;
+            int vertical = sampling & 0x0F;
+            if (horizontal < 1 || horizontal > 4 || vertical < 1 || vertical > 4 || byteAt(buffer, at + 10 + 3 * i) > 3) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The DHT tables in {@code [at, end)}: class 0 or 1, id 0 to 3, 16 code counts whose canonical codes fit their
+     * lengths (libjpeg's "bogus Huffman table" check), the symbols inside the segment, DC symbols up to 15.
+     */
+    private static boolean validHuffmanTables(DirectBuffer buffer, int at, int end) {
+        if (at >= end) {
+            return false;
+        }
+        while (at < end) {
+            if (end - at < 17) {
+                return false;
+            }
+            int classAndId = byteAt(buffer, at);
+            if ((classAndId >>> 4) > 1 || (classAndId & 0x0F) > 3) {
+                return false;
+            }
+            int symbols = 0;
+            long code = 0;
+            for (int length = 1; length <= 16; length++) {
+                int codes = byteAt(buffer, at + length);
+                symbols += codes;
+                code += codes;
+                if (code > (1L << length)) {
+                    return false;
+                }
+                code <<= 1;
+            }
+            if (symbols > 256 || symbols > end - at - 17) {
+                return false;
+            }
+            if ((classAndId >>> 4) == 0) {
+                for (int i = 0; i < symbols; i++) {
+                    if (byteAt(buffer, at + 17 + i) > 15) {
+                        return false;
+                    }
+                }
+            }
+            at += 17 + symbols;
+        }
+        return true;
+    }
+
+    /** The DQT tables in {@code [at, end)}: precision 0 (bytes) or 1 (16-bit), id 0 to 3, 64 values each. */
+    private static boolean validQuantisationTables(DirectBuffer buffer, int at, int end) {
+        if (at >= end) {
+            return false;
+        }
+        while (at < end) {
+            int precisionAndId = byteAt(buffer, at);
+            int precision = precisionAndId >>> 4;
+            if (precision > 1 || (precisionAndId & 0x0F) > 3 || end - at < 1 + 64 * (precision + 1)) {
+                return false;
+            }
+            at += 1 + 64 * (precision + 1);
+        }
+        return true;
+    }
+
+    /** SOS at {@code at}: 1 to 4 components of the frame, its exact length, table ids 0 to 3. */
+    private static boolean validScanHeader(DirectBuffer buffer, int at, int segment, long componentIds, int tracked) {
+        int count = segment >= 3 ? byteAt(buffer, at + 2) : 0;
+        if (count < 1 || count > 4 || segment != 6 + 2 * count) {
+            return false;
+        }
+        for (int i = 0; i < count; i++) {
+            int id = byteAt(buffer, at + 3 + 2 * i);
+            int tables = byteAt(buffer, at + 4 + 2 * i);
+            boolean known = false;
+            for (int c = 0; c < tracked; c++) {
+                known |= ((componentIds >>> (8 * c)) & 0xFF) == id;
+            }
+            if (!known || (tables >>> 4) > 3 || (tables & 0x0F) > 3) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether any byte of {@code word} is 0xFF: the zero-byte test of {@code ~word}. */
