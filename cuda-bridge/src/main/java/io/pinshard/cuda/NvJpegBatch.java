@@ -22,8 +22,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Each payload is checked before nvJPEG sees it, as the reader checks a record before its CPU decoder: the bytes
  * must form a sound JPEG stream (start and end markers, marker segments inside the payload, well-formed tables and
- * scan headers, scan data bytes in order: {@link JpegFrame#inspect}), with 1 or 3 components, no side over the batch's bounds (its output slot is
- * sized by them) and, where the caller knows them from the shard's index, the index's height and width. A payload
+ * scan headers, scan data bytes in order: {@link JpegFrame#inspect}), with 1 or 3 components, no side over the
+ * batch's bounds (its output slot is sized by them) and, where the caller knows them from the shard's index, the index's height and width. A payload
  * that fails is refused with an {@link IllegalArgumentException} naming the record; nothing is written for it.
  * No heap allocation per payload or per batch. Not thread-safe: one filling thread at a time.
  */
