@@ -13,7 +13,7 @@
 #   pip install webdataset mosaicml-streaming litdata     (then this script uses the installed packages)
 # Debian packages they need besides python3-torch/numpy/pil: python3-torchvision python3-braceexpand
 # python3-filelock python3-tqdm python3-brotli python3-catalogue python3-boto3 python3-packaging python3-xxhash
-# python3-zstd python3-psutil (checked below).
+# python3-zstd python3-psutil python3-snappy (checked below; Streaming's MDS reader imports snappy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds=3 seconds=10 copies=25 loaders="" json=""
@@ -28,11 +28,12 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 missing=()
-for module in torch torchvision numpy PIL braceexpand filelock tqdm brotli catalogue boto3 packaging xxhash zstd psutil; do
+for module in torch torchvision numpy PIL braceexpand filelock tqdm brotli catalogue boto3 packaging xxhash zstd psutil \
+    snappy; do
   (cd / && /usr/bin/python3 -c "import $module" 2>/dev/null) || missing+=("$module")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
-  echo "bench-peers: /usr/bin/python3 lacks: ${missing[*]} (Debian: apt-get install python3-torch python3-torchvision python3-braceexpand python3-filelock python3-tqdm python3-brotli python3-catalogue python3-boto3 python3-packaging python3-xxhash python3-zstd python3-psutil)" >&2
+  echo "bench-peers: /usr/bin/python3 lacks: ${missing[*]} (Debian: apt-get install python3-torch python3-torchvision python3-braceexpand python3-filelock python3-tqdm python3-brotli python3-catalogue python3-boto3 python3-packaging python3-xxhash python3-zstd python3-psutil python3-snappy)" >&2
   exit 3
 fi
 mirrors="${PINSHARD_PEERS_MIRRORS:-/work/.mirror}"
