@@ -37,6 +37,32 @@ fi
 "$root/pinshard" --version >/dev/null
 jar="$root/cli/target/pinshard.jar"
 
+# 2b. The jar the wheel carries: the CLI's jar less native libraries nothing in pinshard loads (JavaCPP unpacks and
+# loads a preset's libraries only when its class is used): OpenCV's modules other than core, imgproc and imgcodecs
+# with their JNI and OpenCV's Python module; OpenBLAS's "full" JNI build (OpenCV's classes load the plain and the
+# nolapack ones) and its headers; the CUDA libraries' JNI but cudart, NVRTC, nvJPEG and NVML; jline's and lz4's
+# natives for other systems. PythonWheelTest runs the wheel's OpenCV paths (PNG inputs, --resampler opencv).
+wheel_jar="$root/cli/target/wheel-pinshard.jar"
+if [[ ! -f "$wheel_jar" || "$wheel_jar" -ot "$jar" ]]; then
+  echo "build-wheel: slimming the jar's natives ..." >&2
+  cp "$jar" "$wheel_jar.tmp"
+  drop=("org/bytedeco/openblas/linux-x86_64/libjniopenblas_full.so" "org/bytedeco/openblas/linux-x86_64/include/*" "org/bytedeco/openblas/linux-x86_64/lib/*"
+    "org/bytedeco/opencv/linux-x86_64/python/*" "org/jline/nativ/*" "META-INF/native-image/*")
+  for arch in aarch64 i386 ppc64le riscv64 s390x; do drop+=("net/jpountz/util/linux/$arch/*"); done
+  while read -r entry; do
+    case "$entry" in
+      org/bytedeco/opencv/linux-x86_64/lib*opencv_core.so*|org/bytedeco/opencv/linux-x86_64/lib*opencv_imgproc.so*) ;;
+      org/bytedeco/opencv/linux-x86_64/lib*opencv_imgcodecs.so*) ;;
+      org/bytedeco/opencv/linux-x86_64/lib*.so*) drop+=("$entry") ;;
+      org/bytedeco/cuda/linux-x86_64/libjnicudart.so|org/bytedeco/cuda/linux-x86_64/libjninvrtc.so) ;;
+      org/bytedeco/cuda/linux-x86_64/libjninvjpeg.so|org/bytedeco/cuda/linux-x86_64/libjninvml.so) ;;
+      org/bytedeco/cuda/linux-x86_64/*.so*) drop+=("$entry") ;;
+    esac
+  done < <(unzip -Z1 "$wheel_jar.tmp" 'org/bytedeco/opencv/linux-x86_64/*' 'org/bytedeco/cuda/linux-x86_64/*')
+  zip -q -d "$wheel_jar.tmp" "${drop[@]}" >&2
+  mv "$wheel_jar.tmp" "$wheel_jar"
+fi
+
 # 3. The runtime.
 java_bin="$(readlink -f "$(command -v "${JAVA_HOME:+$JAVA_HOME/bin/}java")")"
 jdk="$(dirname "$(dirname "$java_bin")")"
@@ -82,6 +108,6 @@ cp -r "$root/python/pinshard" "$root/python/pyproject.toml" "$root/python/setup.
 find "$work/python" -name __pycache__ -prune -exec rm -rf {} +
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/python/pyproject.toml")"
 rm -f "$out/pinshard-$version-"*.whl
-PINSHARD_REPO="$root" PINSHARD_RUNTIME="$runtime" PIP_NO_CACHE_DIR=1 "$python" -m pip wheel -q --no-deps \
+PINSHARD_REPO="$root" PINSHARD_RUNTIME="$runtime" PINSHARD_JAR="$wheel_jar" PIP_NO_CACHE_DIR=1 "$python" -m pip wheel -q --no-deps \
   --no-build-isolation --no-index -w "$out" "$work/python" >&2
 ls "$out/pinshard-$version-"*.whl

@@ -68,6 +68,17 @@ class PythonWheelTest {
         Launcher.Result convert = run(temp, venv.resolve("bin/pinshard").toString(), "convert", photos.toString(), "-o",
             dataset.toString(), "--progress", "none");
         assertEquals(0, convert.status(), convert.toString());
+        // The wheel's jar keeps only the natives pinshard loads (scripts/build-wheel.sh): OpenCV decodes PNG inputs
+        // and resizes them, and resamples crops with --resampler opencv.
+        Path pngs = ImageFolders.largeUniformPngs(temp.resolve("pngs"), 2, 400, 300, "a", "b");
+        Launcher.Result pngConvert = run(temp, venv.resolve("bin/pinshard").toString(), "convert", pngs.toString(),
+            "-o", temp.resolve("png-data").toString(), "--progress", "none");
+        assertEquals(0, pngConvert.status(), pngConvert.toString());
+        Launcher.Result openCvBench = run(temp, venv.resolve("bin/pinshard").toString(), "bench", dataset.toString(),
+            "--resampler", "opencv", "--batch", "4", "--seconds", "1", "--warmup", "0");
+        assertEquals(0, openCvBench.status(), openCvBench.toString());
+        assertTrue(openCvBench.stdout().lines().anyMatch(line -> line.matches("resampler\\s+opencv")),
+            openCvBench.toString());
 
         Path loop = temp.resolve("readme_loop.py");
         Files.writeString(loop, readmeTrainingLoop().replace("/data/pets", dataset.toString()));

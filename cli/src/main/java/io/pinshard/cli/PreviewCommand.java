@@ -86,7 +86,15 @@ final class PreviewCommand implements Callable<Integer> {
     /** Caption text: white Hershey simplex, small enough for about 28 characters over a 224-px tile. */
     private static final double FONT_SCALE = 0.4;
     static final int LINE = 14;
-    private static final Scalar TEXT = new Scalar(255, 255, 255, 0);
+
+    /**
+     * The caption colour, made on first use: a Scalar loads OpenCV's natives (and OpenBLAS's), and picocli makes this
+     * command's object at every start of the CLI, so a static field here cost every command, `serve` included, that
+     * load.
+     */
+    private static final class TextColour {
+        static final Scalar WHITE = new Scalar(255, 255, 255, 0);
+    }
 
     @Override
     public Integer call() {
@@ -222,7 +230,7 @@ final class PreviewCommand implements Callable<Integer> {
 
     private static void text(Mat sheet, String text, int x, int baseline) {
         if (!text.isEmpty()) {
-            putText(sheet, text, new Point(x, baseline), FONT_HERSHEY_SIMPLEX, FONT_SCALE, TEXT, 1, LINE_AA, false);
+            putText(sheet, text, new Point(x, baseline), FONT_HERSHEY_SIMPLEX, FONT_SCALE, TextColour.WHITE, 1, LINE_AA, false);
         }
     }
 
