@@ -361,7 +361,7 @@ class Ring(RingView):
                 self._put_long(L.SESSION_OFFSET, 0)
         finally:
             if self.pinned:
-                torch.cuda.cudart().cudaHostUnregister(self._base())  # type: ignore[no-untyped-call]  # torch: unannotated
+                torch.cuda.cudart().cudaHostUnregister(self._base())  # type: ignore[no-untyped-call]  # as in _pin
                 self.pinned = False
             self._unmap()
 
