@@ -315,7 +315,8 @@ def write(dataset: PathLike, samples: Iterable[Tuple[Any, Any]], *, progress: Op
                              "options; pass overwrite=True to replace it, or write into another directory "
                              "(pinshard convert, exit %d: %s)" % (location, code, said))
         if code != 0:
-            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s" % (code, location, said))
+            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s"
+                             % (code, location, said))
         return WriteResult(location, count, out.splitlines())
     finally:
         if check is not None:
