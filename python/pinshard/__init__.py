@@ -20,6 +20,7 @@ starts without importing torch. Protocol: docs/RING.md in the repository.
 """
 
 import importlib
+from typing import Any, List
 
 _EXPORTS = {"Batch": "client", "Batches": "client", "Epoch": "client", "Ring": "client", "RingError": "client",
             "ServerGone": "client", "SUPPORTED_VERSIONS": "client",
@@ -31,7 +32,7 @@ _EXPORTS = {"Batch": "client", "Batches": "client", "Epoch": "client", "Ring": "
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "__version__":
         from importlib import metadata
         try:
@@ -45,5 +46,5 @@ def __getattr__(name):
     raise AttributeError("module 'pinshard' has no attribute %r" % name)
 
 
-def __dir__():
+def __dir__() -> List[str]:
     return __all__

@@ -7,6 +7,9 @@ import torch
 if TYPE_CHECKING:
     from .client import Ring
 
+# An epoch's stream as Ring._start returns it: (command, epoch, first sequence, start batch, batches).
+Stream = Tuple[int, int, int, int, int]
+
 
 class Batch:
     """One batch in a ring slot. `images` is a tensor in the ring's pixel format (`Ring.dtype`, `Ring.layout`: uint8
@@ -65,12 +68,12 @@ class Epoch:
     trainer calls `batch.release()` (at most `ring.slots` may be held). Records `wait_seconds` (time spent waiting
     for the server) and `batches_taken`."""
 
-    def __init__(self, ring: "Ring", stream: Tuple[int, int, int, int, int], auto_release: bool = True) -> None:
+    def __init__(self, ring: "Ring", stream: Stream, auto_release: bool = True) -> None:
         self._ring = ring
         self._stream = stream
         self._auto = auto_release
         self._k = 0
-        self._previous = None
+        self._previous: Optional[Batch] = None
         self._guess = 0
         self.epoch = stream[1]
         self.start_batch = stream[3]

@@ -72,7 +72,10 @@ def field_values(ring: "RingView", slot: int, start: int, size: int) -> Dict[str
         stride = e["stride"]
         if dtype is None:
             raw = [bytes(ring._u8[values + i * stride:values + i * stride + int(lengths[i])]) for i in range(size)]
-            out[e["name"]] = raw if e["type"] == "bytes" else [b.decode("utf-8", "replace") for b in raw]
+            if e["type"] == "bytes":
+                out[e["name"]] = raw
+            else:
+                out[e["name"]] = [b.decode("utf-8", "replace") for b in raw]
         elif e["length"] and low == high == e["length"] * width:
             matrix = ring._u8[values:values + size * stride].view(dtype).reshape(size, stride // width)
             out[e["name"]] = torch.from_numpy(matrix[:, :e["length"]])

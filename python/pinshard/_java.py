@@ -88,10 +88,11 @@ def find_java(environ: Optional[Mapping[str, str]] = None, packaged: str = PACKA
     elif bundled:
         java, source = packaged, "wheel"
     else:
-        java, source = shutil.which("java", path=environ.get("PATH", os.defpath)), "PATH"
-        if java is None:
+        found, source = shutil.which("java", path=environ.get("PATH", os.defpath)), "PATH"
+        if found is None:
             raise JavaNotFound("pinshard needs Java %d or later and found none: JAVA_HOME is not set and there is no "
                                "java on the PATH (%s); %s" % (MINIMUM_JAVA, environ.get("PATH", ""), _install_hint()))
+        java = found
     major = java_major(java)
     if major < MINIMUM_JAVA:
         raise JavaNotFound("pinshard needs Java %d or later: %s (from %s) is Java %d%s; %s"
@@ -118,14 +119,18 @@ def pom_version(pom: str) -> str:
     """The pom's own <version>."""
     root = ElementTree.parse(pom).getroot()
     namespace = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
-    return root.find(namespace + "version").text.strip()
+    version = root.find(namespace + "version")
+    if version is None or version.text is None:
+        raise ValueError("%s has no <version>" % pom)
+    return version.text.strip()
 
 
 def flag_properties() -> Dict[str, str]:
     """The JVM flag properties: the wheel's copy, else this checkout's root pom."""
     if os.path.isfile(PACKAGED_FLAGS):
         with open(PACKAGED_FLAGS, encoding="utf-8") as f:
-            return json.load(f)
+            properties: Dict[str, str] = json.load(f)
+        return properties
     return pom_properties(_CHECKOUT_POM)
 
 
@@ -157,7 +162,7 @@ def pinshard_command(*args: str) -> List[str]:
     `pinshard` on the PATH."""
     configured = os.environ.get("PINSHARD_COMMAND")
     if configured:
-        base = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
+        base: List[str] = json.loads(configured) if configured.lstrip().startswith("[") else shlex.split(configured)
         return base + list(args)
     if os.path.isfile(PACKAGED_JAR):
         return java_command(list(args))  # the JVM's flags depend on the subcommand, args[0]

@@ -21,6 +21,7 @@ import math
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from . import _pages
@@ -105,7 +106,7 @@ def _mix(z: Any) -> Any:
     return z ^ (z >> np.uint64(31))
 
 
-def draws(seed: int, epoch: int, records: Any, count: int = 5) -> np.ndarray:
+def draws(seed: int, epoch: int, records: Any, count: int = 5) -> npt.NDArray[np.float32]:
     """float32 [count, N]: draws 0..count-1 of each record (JitterParams.uniform), exact."""
     ids = np.asarray(records, dtype=np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
@@ -118,7 +119,7 @@ def draws(seed: int, epoch: int, records: Any, count: int = 5) -> np.ndarray:
     return out
 
 
-def factor(uniform: np.ndarray, low: np.float32, high: np.float32) -> np.ndarray:
+def factor(uniform: npt.NDArray[np.float32], low: np.float32, high: np.float32) -> npt.NDArray[np.float32]:
     """JitterParams.factor: low + (high - low) * uniform, each operation rounded to float32."""
     return np.float32(low) + (np.float32(high) - np.float32(low)) * uniform
 

@@ -98,14 +98,14 @@ FIELD_DTYPES = {"utf8": None, "bytes": None, "json": None, "int32": "<i4", "int6
 SAMPLE_ORDERS = ("random", "sequential", "quasi-random")
 
 
-def slot_header_offset(slot):
+def slot_header_offset(slot: int) -> int:
     return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH
 
 
-def fields_block_offset(slots):
+def fields_block_offset(slots: int) -> int:
     return slot_header_offset(slots)
 
 
-def slots_offset(slots):
+def slots_offset(slots: int) -> int:
     end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH
     return (end + PAGE - 1) // PAGE * PAGE

@@ -1,7 +1,7 @@
 """`MixedDataset`: several datasets mixed per batch with weights, and `mixing_schedule`, its seeded order. Public
 through `pinshard.torch`."""
 
-from typing import Any, Dict, Iterator, Optional, Sequence
+from typing import Any, Dict, Generator, Iterator, List, Optional, Sequence
 
 import torch
 import torch.utils.data
@@ -22,7 +22,7 @@ def mixing_schedule(weights: Sequence[float], batches: int, seed: int, epoch: in
     return sources[torch.randperm(batches, generator=generator)]
 
 
-class MixedDataset(torch.utils.data.IterableDataset):
+class MixedDataset(torch.utils.data.IterableDataset[Any]):
     """Several datasets mixed with weights, as MosaicML Streaming's `Stream(proportion=)` and LitData's
     `CombinedStreamingDataset(weights=)`: each epoch yields `batches_per_epoch` batches (default: the sources'
     batches per epoch summed), source i giving exactly its weight's share of them, in a seeded order.
@@ -56,8 +56,8 @@ class MixedDataset(torch.utils.data.IterableDataset):
         self.datasets, self.weights, self.seed = list(datasets), weights, int(seed)
         self._batches_per_epoch = batches_per_epoch
         self._epoch, self._consumed = 0, 0
-        self._iterators: list = [None] * len(self.datasets)
-        self._running = None
+        self._iterators: List[Optional[Iterator[Any]]] = [None] * len(self.datasets)
+        self._running: Optional[Generator[Any, None, None]] = None
 
     def __len__(self) -> int:
         """Batches per mixed epoch (the sources' own counts summed unless given; starts their servers then)."""
@@ -111,15 +111,16 @@ class MixedDataset(torch.utils.data.IterableDataset):
 
     def _next_of(self, source: int) -> Any:
         for attempt in range(2):
-            if self._iterators[source] is None:
-                self._iterators[source] = iter(self.datasets[source])  # a finished source starts its next epoch
+            iterator = self._iterators[source]
+            if iterator is None:
+                iterator = self._iterators[source] = iter(self.datasets[source])  # a finished source: its next epoch
             try:
-                return next(self._iterators[source])
+                return next(iterator)
             except StopIteration:
                 self._iterators[source] = None
         raise RuntimeError("source %d of the mix yields no batches (an empty dataset or split?)" % source)
 
-    def _mixed(self) -> Iterator[Any]:
+    def _mixed(self) -> Generator[Any, None, None]:
         total = len(self)
         if self._consumed >= total:
             self._epoch, self._consumed = self._epoch + 1, 0

@@ -5,14 +5,15 @@ import mmap
 import os
 import platform
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from . import _layout as L
 from ._fields import field_values, read_fields
-from ._ringdir import RingError, _open_ring_file
+from ._ringdir import PathLike, RingError, _open_ring_file
 
 #: The ring versions this client reads.
 SUPPORTED_VERSIONS = (4,)
@@ -30,7 +31,7 @@ class RingView:
     _fd: Optional[int]
     field_layout: List[Dict[str, Any]]
 
-    def _map(self, fd, info):
+    def _map(self, fd: int, info: os.stat_result) -> None:
         size = info.st_size
         self._inode = (info.st_dev, info.st_ino)
         if size < L.slots_offset(1):  # the smallest ring: one slot header and one page of slot data
@@ -38,7 +39,7 @@ class RingView:
         self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         self._map_checked(size)
 
-    def _map_checked(self, size):
+    def _map_checked(self, size: int) -> None:
         """Views of the mapping `self._mm` of `size` bytes, after checking the header against the file."""
         if self._mm[L.MAGIC_OFFSET:L.MAGIC_OFFSET + len(L.MAGIC)] != L.MAGIC:
             raise RingError("%s is not a pinshard ring (no \"PINSRING\" magic)" % self.path)
@@ -91,7 +92,7 @@ class RingView:
             warnings.warn("pinshard's pure-Python ring client relies on x86-64 ordering (TSO); on %s see "
                           "docs/RING.md, 'ARM64'" % platform.machine())
 
-    def _read_pixels(self):
+    def _read_pixels(self) -> None:
         """The pixels block: `dtype` (torch), `layout` ("NHWC" or "NCHW"), `mean` and `std` (3 floats each: what the
         server normalised with; 0 and 1 for none) and `image_bytes`."""
         code, bits, layout = (self._int(L.DTYPE_CODE_OFFSET), self._int(L.DTYPE_BITS_OFFSET),
@@ -105,7 +106,7 @@ class RingView:
         self.dtype, self.layout = _PIXEL_DTYPES[(code, bits)], _PIXEL_LAYOUTS[layout]
         self.image_bytes = self.height * self.width * self.channels * (bits // 8)
 
-    def _images(self, images_at, size):
+    def _images(self, images_at: int, size: int) -> torch.Tensor:
         """The slot's images as a tensor viewing the mapping: `dtype`, [N, H, W, C] or [N, C, H, W]."""
         flat = torch.from_numpy(self._u8[images_at:images_at + size * self.image_bytes])
         if self.dtype != torch.uint8:
@@ -116,28 +117,28 @@ class RingView:
 
     # ---- reading fields ----
 
-    def _int(self, offset):
+    def _int(self, offset: int) -> int:
         return int(self._i32[offset >> 2])
 
-    def _long(self, offset):
+    def _long(self, offset: int) -> int:
         return int(self._i64[offset >> 3])
 
-    def _put_int(self, offset, value):
+    def _put_int(self, offset: int, value: int) -> None:
         self._i32[offset >> 2] = value
 
-    def _put_long(self, offset, value):
+    def _put_long(self, offset: int, value: int) -> None:
         # One aligned 8-byte store (numpy's typed assignment): single-copy atomic on x86-64 and ARM64.
         self._i64[offset >> 3] = value
 
-    def _base(self):
+    def _base(self) -> int:
         """Address of the mapping's first byte."""
         return self._u8.ctypes.data
 
-    def address_range(self):
+    def address_range(self) -> Tuple[int, int]:
         """(start, end) addresses of the mapping: every tensor this client hands out lies inside."""
         return self._base(), self._base() + len(self._mm)
 
-    def message(self):
+    def message(self) -> str:
         length = self._int(L.MESSAGE_OFFSET)
         length = max(0, min(length, L.MESSAGE_MAX_BYTES))
         start = L.MESSAGE_TEXT_OFFSET
@@ -146,7 +147,7 @@ class RingView:
     _read_fields = read_fields
     _field_values = field_values
 
-    def _check_slot(self, slot, size, images_at, labels_at, ids_at):
+    def _check_slot(self, slot: int, size: int, images_at: int, labels_at: int, ids_at: int) -> None:
         start = self._slots_offset + slot * self._stride
         end = start + self._stride
         element = self.image_bytes // (self.height * self.width * self.channels)
@@ -156,7 +157,7 @@ class RingView:
                 raise RingError("%s: slot %d's %s (%d samples at %d) lie outside the slot [%d, %d)"
                                 % (self.path, slot, name, size, at, start, end))
 
-    def _check_labels(self, slot, labels_at, size):
+    def _check_labels(self, slot: int, labels_at: int, size: int) -> npt.NDArray[Any]:
         """The slot's labels as an int32 array, each checked: -1 (none) or in 0..CLASS_COUNT-1."""
         label_array = self._u8[labels_at:labels_at + 4 * size].view("<i4")
         low, high = int(label_array.min()), int(label_array.max())
@@ -166,22 +167,28 @@ class RingView:
                             % (self.path, slot, bad, self.classes - 1, self.classes))
         return label_array
 
-    def _check_size(self):
+    def _check_size(self) -> None:
         """The file must still be as long as when it was mapped: touching a page past a truncation is SIGBUS, which
         kills a Python process without a message. Checked (one fstat) before each batch is handed out and before
         each heartbeat store; a truncation after the check can still kill the process (docs/RING.md, §9.1)."""
-        size = os.fstat(self._fd).st_size
+        size = os.fstat(self._open_fd()).st_size
         if size < self._size:
             raise RingError("ring file %s truncated by another process: %d of its %d bytes are left; stopping before "
                             "a read of a lost page kills this process (SIGBUS)" % (self.path, size, self._size))
 
-    def _shrunk(self):
+    def _shrunk(self) -> bool:
         try:
-            return os.fstat(self._fd).st_size < self._size
+            return os.fstat(self._open_fd()).st_size < self._size
         except (OSError, TypeError):
             return True
 
-    def _unmap(self):
+    def _open_fd(self) -> int:
+        """The descriptor fstat'ed before each batch; TypeError once `_unmap` dropped it, as os.fstat(None) raised."""
+        if self._fd is None:
+            raise TypeError("fstat: the ring's descriptor is closed")
+        return self._fd
+
+    def _unmap(self) -> None:
         for name in ("_u8", "_i32", "_i64"):
             if hasattr(self, name):
                 delattr(self, name)
@@ -191,12 +198,13 @@ class RingView:
                 mm.close()
             except BufferError:
                 pass  # a tensor still views the ring: the mapping goes with the last one
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)  # drops the flock (the mapping may live on in tensors)
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)  # drops the flock (the mapping may live on in tensors)
             self._fd = None
 
 
-def check_ring_file(path, accept_other_user=False):
+def check_ring_file(path: PathLike, accept_other_user: bool = False) -> int:
     """Checks the ring file at `path` as a client does, without attaching: the header against the file, then every
     published slot (SEQUENCE != 0): SEQUENCE not past PUBLISHED, sizes and offsets inside the slot, labels in range.
     Raises RingError naming the file, the slot and the field; returns the number of published slots. Runs over the

@@ -192,12 +192,12 @@ class StepLog:
             return
         if self._tensorboard is None:
             try:
-                from torch.utils.tensorboard import SummaryWriter
+                from torch.utils.tensorboard import SummaryWriter  # type: ignore[attr-defined]  # not re-exported
             except ImportError as e:
                 LOG.info("pinshard step log: no TensorBoard scalars (%s)", e)
                 self._tensorboard_dir = None
                 return
-            self._tensorboard = SummaryWriter(self._tensorboard_dir)
+            self._tensorboard = SummaryWriter(self._tensorboard_dir)  # type: ignore[no-untyped-call]  # unannotated
         self._tensorboard.add_scalar("pinshard/data_wait_fraction", fraction, self._step)
         self._tensorboard.add_scalar("pinshard/step_s", step_s, self._step)
         self._tensorboard.add_scalar("pinshard/images_per_s", images_per_s, self._step)

@@ -6,16 +6,20 @@ import fcntl
 import os
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 import torch
 
 from . import _layout as L
-from ._batch import Batch, Epoch
+from ._batch import Batch, Epoch, Stream
 from ._fields import _FIELD_DTYPES, _FIELD_NAME
 from ._process import ServerGone, _process_alive
 from ._ring import SUPPORTED_VERSIONS, RingView, _PIXEL_DTYPES, _PIXEL_LAYOUTS, check_ring_file
-from ._ringdir import (RingError, _describe, _is_private_directory, _open_ring_file, ensure_ring_directory,
+from ._ringdir import (PathLike, RingError, _describe, _is_private_directory, _open_ring_file, ensure_ring_directory,
                        is_own_regular_file, resolve_ring, ring_directory)
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["Batch", "Batches", "Epoch", "Ring", "RingError", "SUPPORTED_VERSIONS", "ServerGone", "check_ring_file",
            "ensure_ring_directory", "is_own_regular_file", "resolve_ring", "ring_directory"]
@@ -38,8 +42,9 @@ class Ring(RingView):
     `pin_reason` says why.
     """
 
-    def __init__(self, path, pin_memory=False, attach_timeout=30.0, server_timeout=2.0, process=None,
-                 accept_other_user=False):
+    def __init__(self, path: PathLike, pin_memory: bool = False, attach_timeout: Optional[float] = 30.0,
+                 server_timeout: float = 2.0, process: Optional["subprocess.Popen[Any]"] = None,
+                 accept_other_user: bool = False) -> None:
         self.path = resolve_ring(path)
         self.accept_other_user = accept_other_user
         self.server_timeout = server_timeout
@@ -47,10 +52,10 @@ class Ring(RingView):
         self.pin_reason = "pin_memory was not asked for"
         self._process = process  # a subprocess.Popen when we launched the server: poll() sees a zombie at once
         self._closed = True
-        self._held = {}
-        self._stream = None
-        self._epoch = None
-        self._last_consumed = None
+        self._held: Dict[int, int] = {}
+        self._stream: Optional[Stream] = None
+        self._epoch: Optional[Epoch] = None
+        self._last_consumed: Optional[Tuple[int, int]] = None
         self._fd = None
         fd, info = _open_ring_file(self.path, os.O_RDWR, accept_other_user)
         try:
@@ -80,12 +85,12 @@ class Ring(RingView):
             raise
 
 
-    def _check_same_file(self, fd):
+    def _check_same_file(self, fd: int) -> None:
         info = os.fstat(fd)
         if (info.st_dev, info.st_ino) != self._inode:
             raise RingError("%s was replaced while it was being opened: try again" % self.path)
 
-    def _check_server_user(self):
+    def _check_server_user(self) -> None:
         """The server must run as this user, as the file's owner does (unless `accept_other_user`)."""
         if self.accept_other_user:
             return
@@ -98,7 +103,7 @@ class Ring(RingView):
                             "(Ring(..., accept_other_user=True) to accept it)" % (self.path, self.server_pid, uid,
                                                                                   os.geteuid()))
 
-    def _lock(self, fd):
+    def _lock(self, fd: int) -> None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -107,7 +112,7 @@ class Ring(RingView):
                                 "and one ring per rank)" % (self._long(L.CLIENT_PID_OFFSET), self.path))
             raise
 
-    def _attach(self, timeout):
+    def _attach(self, timeout: Optional[float]) -> None:
         self._session = (int.from_bytes(os.urandom(8), "little") >> 2) | 1
         self._command = max(self._long(L.COMMAND_OFFSET), self._long(L.ACK_COMMAND_OFFSET))
         self._put_long(L.CLIENT_PID_OFFSET, os.getpid())
@@ -118,7 +123,7 @@ class Ring(RingView):
         self._beater = threading.Thread(target=self._heartbeat, name="pinshard-ring-heartbeat", daemon=True)
         self._beater.start()
 
-    def _heartbeat(self):
+    def _heartbeat(self) -> None:
         beat = 0
         while not self._beat.wait(0.1):
             beat += 1
@@ -129,11 +134,11 @@ class Ring(RingView):
             except (ValueError, TypeError, OSError):
                 return  # unmapped under us by close()
 
-    def _pin(self):
+    def _pin(self) -> None:
         if not torch.cuda.is_available():
             self.pin_reason = "no CUDA device (torch.cuda.is_available() is False): the ring stays pageable"
             return
-        cudart = torch.cuda.cudart()
+        cudart = torch.cuda.cudart()  # type: ignore[no-untyped-call]  # torch 1.13 leaves cudart() unannotated
         result = cudart.cudaHostRegister(self._base(), len(self._mm), 0)
         code = int(getattr(result, "value", result))
         if code != 0:
@@ -144,7 +149,7 @@ class Ring(RingView):
 
     # ---- liveness ----
 
-    def _check_server(self, starting=False):
+    def _check_server(self, starting: bool = False) -> None:
         status = self._int(L.STATUS_OFFSET)
         if status == L.STATUS_FAILED:
             raise ServerGone("the server of %s failed: %s" % (self.path, self.message()))
@@ -169,7 +174,7 @@ class Ring(RingView):
             raise ServerGone("the server of %s (pid %d) has not beaten its heartbeat for %.1f s"
                              % (self.path, self.server_pid, now - seen))
 
-    def _unlink_if_orphaned(self):
+    def _unlink_if_orphaned(self) -> None:
         """A killed server cannot unlink its ring: the client does, if the path still names the file it mapped."""
         try:
             info = os.lstat(self.path)
@@ -178,7 +183,8 @@ class Ring(RingView):
         except OSError:
             pass
 
-    def _await(self, done, timeout, what, check=None):
+    def _await(self, done: Callable[[], bool], timeout: Optional[float], what: str,
+               check: Optional[Callable[[], None]] = None) -> float:
         """Polls `done()`: a few checks, then sleeps from 50 us doubling to 1 ms (a waiting client costs ~1 % of a
         core; the server keeps filling other slots meanwhile), checking the server (and `check()`) every 0.1 s.
         Returns seconds."""
@@ -203,11 +209,11 @@ class Ring(RingView):
 
     # ---- epochs ----
 
-    def epoch(self, epoch, auto_release=True):
+    def epoch(self, epoch: int, auto_release: bool = True) -> Epoch:
         """Batches of epoch `epoch` from its first; see `Epoch`."""
         return self._opened(Epoch(self, self._start(L.COMMAND_EPOCH, epoch, 0), auto_release))
 
-    def resume(self, state, auto_release=True):
+    def resume(self, state: Mapping[str, Any], auto_release: bool = True) -> Epoch:
         """Batches left in the epoch of `state` (a dict from `state()`, e.g. out of a checkpoint)."""
         for key, mine in (("seed", self.seed), ("worldSize", self.world_size), ("rank", self.rank)):
             if int(state[key]) != mine:
@@ -216,7 +222,7 @@ class Ring(RingView):
         return self._opened(Epoch(self, self._start(L.COMMAND_RESUME, int(state["epoch"]),
                                                     int(state["batchesConsumed"])), auto_release))
 
-    def state(self):
+    def state(self) -> Dict[str, int]:
         """Where training stands, as the loader's LoaderState JSON: resuming from it continues with the next
         batch after the last one handed out."""
         if self._last_consumed is None:
@@ -225,7 +231,7 @@ class Ring(RingView):
         return {"epoch": epoch, "batchesConsumed": consumed, "seed": self.seed, "worldSize": self.world_size,
                 "rank": self.rank}
 
-    def _start(self, kind, epoch, start_batch):
+    def _start(self, kind: int, epoch: int, start_batch: int) -> Stream:
         self._ensure_open()
         if self._epoch is not None:
             self._epoch.close()  # a loop left with `break` still holds its last auto-released batch
@@ -249,11 +255,11 @@ class Ring(RingView):
         self._stream = stream
         return stream
 
-    def _opened(self, epoch):
+    def _opened(self, epoch: Epoch) -> Epoch:
         self._epoch = epoch
         return epoch
 
-    def _take(self, stream, k, guess):
+    def _take(self, stream: Stream, k: int, guess: int) -> Tuple[Batch, float]:
         """Batch k of `stream`; returns (Batch, seconds waited)."""
         command, epoch, first, start_batch, count = stream
         if self._stream is not stream:
@@ -261,7 +267,7 @@ class Ring(RingView):
         sequence = first + k
         found = [guess]
 
-        def published():
+        def published() -> bool:
             self._check_size()  # before every look at the slot headers: a page cut off is SIGBUS
             s = found[0]
             if self._long(L.slot_header_offset(s) + L.SLOT_SEQUENCE_OFFSET) == sequence:
@@ -302,7 +308,7 @@ class Ring(RingView):
         self._last_consumed = (batch_epoch, index + 1)
         return batch, waited
 
-    def _check_stream(self, sequence):
+    def _check_stream(self, sequence: int) -> None:
         """Bounds the wait for `sequence` by what garbage cannot fake for long: this session still attached, no slot
         ahead of PUBLISHED, and a PUBLISHED at or past `sequence` meaning some slot holds it."""
         self._check_size()
@@ -321,7 +327,7 @@ class Ring(RingView):
             raise RingError("%s: sequence %d was published (PUBLISHED %d) but no slot header holds it: the slot "
                             "headers were overwritten" % (self.path, sequence, published))
 
-    def _release(self, slot, sequence):
+    def _release(self, slot: int, sequence: int) -> None:
         if self._closed or self._held.get(slot) != sequence:
             return
         del self._held[slot]
@@ -330,18 +336,18 @@ class Ring(RingView):
         # A plain store: on x86-64 (TSO) it is not reordered before this thread's earlier reads of the slot.
         self._put_long(L.slot_header_offset(slot) + L.SLOT_RELEASED_OFFSET, sequence)
 
-    def release_all(self):
+    def release_all(self) -> None:
         """Releases every batch this client holds."""
         for slot, sequence in list(self._held.items()):
             self._release(slot, sequence)
 
-    def _ensure_open(self):
+    def _ensure_open(self) -> None:
         if self._closed:
             raise RingError("the client of %s is closed" % self.path)
 
     # ---- closing ----
 
-    def close(self):
+    def close(self) -> None:
         """Releases held slots, detaches (the server then waits for the next client) and unmaps. Tensors still
         alive keep the mapping until they go."""
         if self._closed:
@@ -355,17 +361,17 @@ class Ring(RingView):
                 self._put_long(L.SESSION_OFFSET, 0)
         finally:
             if self.pinned:
-                torch.cuda.cudart().cudaHostUnregister(self._base())
+                torch.cuda.cudart().cudaHostUnregister(self._base())  # type: ignore[no-untyped-call]  # as in _pin
                 self.pinned = False
             self._unmap()
 
-    def __enter__(self):
+    def __enter__(self) -> "Ring":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         if not getattr(self, "_closed", True):
             try:
                 self.close()
@@ -374,7 +380,8 @@ class Ring(RingView):
 
 
 
-def Batches(path, epoch=0, state=None, **ring_options):
+def Batches(path: PathLike, epoch: int = 0, state: Optional[Mapping[str, Any]] = None,
+            **ring_options: Any) -> Iterator[Batch]:
     """Generator over one epoch of the ring at `path` (attach, iterate, detach): `for images, labels in
     pinshard.Batches(path)`."""
     with Ring(path, **ring_options) as ring:

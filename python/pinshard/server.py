@@ -8,11 +8,14 @@ import stat
 import subprocess
 import threading
 import time
+from types import TracebackType
+from typing import Any, Dict, List, Literal, Optional, Sequence, Type
 
 from . import _java
 from . import _layout as L
-from ._java import pinshard_command
+from ._java import pinshard_command as pinshard_command
 from ._process import _process_alive
+from ._ringdir import PathLike
 from .client import Ring, RingError, is_own_regular_file, resolve_ring, ring_directory
 
 _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
@@ -24,7 +27,7 @@ _OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "
                  "dtype": "--dtype", "layout": "--layout", "mean": "--mean", "std": "--std"}
 
 
-def dataset_location(dataset):
+def dataset_location(dataset: PathLike) -> str:
     """`dataset` as the CLI gets it: a path with `~` expanded, as a shell would have done for the command line (a
     Python string is passed as written, and "~/data/pets" reached the server as a folder named "~"), or an
     s3:// location unchanged."""
@@ -32,12 +35,12 @@ def dataset_location(dataset):
     return location if "://" in location else os.path.expanduser(location)
 
 
-def server_command():
+def server_command() -> List[str]:
     """The command before `serve` and its arguments (see `pinshard_command`)."""
     return pinshard_command("serve")[:-1]
 
 
-def _start_millis(pid):
+def _start_millis(pid: int) -> Optional[int]:
     """When process `pid` started, in ms since the epoch (Java's ProcessHandle.Info.startInstant), or None."""
     try:
         with open("/proc/%d/stat" % pid, "rb") as f:
@@ -49,7 +52,7 @@ def _start_millis(pid):
         return None
 
 
-def _server_alive(pid, start_millis):
+def _server_alive(pid: int, start_millis: int) -> bool:
     """Whether the server recorded in a ring header runs: the pid is alive and started when the header says (pids
     are reused), as the server side judges it (RingFile.RingOwner.alive)."""
     if not _process_alive(pid):
@@ -58,14 +61,14 @@ def _server_alive(pid, start_millis):
     return started is None or start_millis == 0 or abs(started - start_millis) < 2000
 
 
-def clean_stale_rings(directory=None):
+def clean_stale_rings(directory: Optional[str] = None) -> List[str]:
     """Removes pinshard rings in `directory` whose server is gone (killed where its reaper could not remove the
     ring: see docs/RING.md); returns the paths removed. Only this user's regular files named `pinshard-*.ring` are
     looked at, and each is opened without blocking or following links, so a FIFO or a link named like a ring is
     neither read nor removed; rings of live servers and other files are left alone."""
     if directory is None:  # this user's ring directory, and /dev/shm where earlier versions put rings
         return clean_stale_rings(ring_directory()) + clean_stale_rings("/dev/shm")
-    removed = []
+    removed: List[str] = []
     try:
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
             return removed
@@ -118,8 +121,9 @@ class Server:
     `dtype` ("uint8", "float32", "float16", "bfloat16", or the torch dtype), `layout` ("NHWC", "NCHW"), `mean` and
     `std` ask the server for batches in that format (docs/RING.md, "Pixels"): the crop kernel writes them."""
 
-    def __init__(self, dataset, ring=None, command=None, ready_timeout=600.0, pin_memory=False, eval=False,
-                 attach=True, extra_args=(), **options):
+    def __init__(self, dataset: PathLike, ring: Optional[PathLike] = None, command: Optional[Sequence[str]] = None,
+                 ready_timeout: float = 600.0, pin_memory: bool = False, eval: bool = False, attach: bool = True,
+                 extra_args: Sequence[str] = (), **options: Any) -> None:
         if ring is None:
             ring = "pinshard-%d-%s.ring" % (os.getpid(), os.urandom(4).hex())
         self.ring_path = resolve_ring(ring)  # a bare name: in this user's ring directory, checked (docs/RING.md §9)
@@ -139,8 +143,8 @@ class Server:
         if eval:
             args.append("--eval")
         args += list(extra_args)
-        self.events = []
-        self.timings = {}
+        self.events: List[Dict[str, Any]] = []
+        self.timings: Dict[str, float] = {}
         self._ready = threading.Event()
         launched = time.monotonic()
         # A session of its own: a Ctrl-C in the terminal reaches this process (KeyboardInterrupt, then stop() below),
@@ -149,12 +153,12 @@ class Server:
         env = {k: v for k, v in os.environ.items() if k != "PINSHARD_STEP_LOG"}
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                         start_new_session=True, env=env)
-        self._stderr = []
+        self._stderr: List[str] = []
         self._readers = [threading.Thread(target=self._read_events, daemon=True),
                          threading.Thread(target=self._read_errors, daemon=True)]
         for reader in self._readers:
             reader.start()
-        self.ring = None
+        self.ring: Optional[Ring] = None
         deadline = time.monotonic() + ready_timeout
         try:
             while not self._ready.wait(0.05):
@@ -177,7 +181,8 @@ class Server:
                 self.stop()
                 raise
 
-    def _read_events(self):
+    def _read_events(self) -> None:
+        assert self.process.stdout is not None  # stdout=PIPE
         with self.process.stdout as lines:  # each reader closes its own pipe, at end of file
             for line in lines:
                 try:
@@ -191,16 +196,17 @@ class Server:
                 elif event.get("event") == "first_batch":
                     self.timings["first_batch_ms"] = event.get("ms_since_command")
 
-    def _read_errors(self):
+    def _read_errors(self) -> None:
+        assert self.process.stderr is not None  # stderr=PIPE
         with self.process.stderr as lines:  # less the JVM's notice, of no use to the user, that opened every error
             for line in _java.drop_incubator_notice(lines):
                 self._stderr.append(line.decode("utf-8", "replace"))
 
-    def stderr(self):
+    def stderr(self) -> str:
         """What the server printed on stderr so far."""
         return "".join(self._stderr)
 
-    def stop(self, timeout=10.0):
+    def stop(self, timeout: float = 10.0) -> Optional[int]:
         """Detaches, stops the server (SIGTERM; after `timeout` s SIGKILL to its whole process group) and makes sure
         its ring is gone. Returns the server's exit status; safe to call twice."""
         ring = getattr(self, "ring", None)
@@ -218,7 +224,7 @@ class Server:
                 pass
         return self.process.returncode
 
-    def _end_process(self, timeout):
+    def _end_process(self, timeout: float) -> None:
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -228,22 +234,23 @@ class Server:
                 self.process.wait()
         self._close_pipes()
 
-    def _kill_group(self):
+    def _kill_group(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             self.process.kill()
 
-    def _close_pipes(self):
+    def _close_pipes(self) -> None:
         """Waits a little for the readers to see end of file (the server's pipes close when it exits); a pipe that
         something else still holds open is left to its daemon reader, never closed under it."""
         for reader in self._readers:
             reader.join(2.0)
 
-    def __enter__(self):
+    def __enter__(self) -> Optional[Ring]:
         return self.ring
 
-    def __exit__(self, exc_type, exc, traceback):
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 traceback: Optional[TracebackType]) -> Literal[False]:
         try:
             self.stop()
         except Exception:
@@ -253,6 +260,6 @@ class Server:
         return False
 
 
-def serve(dataset, **kwargs):
+def serve(dataset: PathLike, **kwargs: Any) -> Server:
     """Starts `pinshard serve` on `dataset` and returns a context manager yielding the attached `Ring`."""
     return Server(dataset, **kwargs)

@@ -11,7 +11,7 @@
 
 import os
 import time
-from typing import Any, Dict, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Generator, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ._checks import check_dataset_arguments, check_state, require_torch
 
@@ -22,7 +22,7 @@ import torch.utils.data  # noqa: E402
 from . import _jitter, _pages, _steplog
 from ._mixing import MixedDataset, mixing_schedule
 from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisation, to_training
-from .client import RingError
+from .client import Batch, Epoch, Ring, RingError
 from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training",
@@ -57,7 +57,7 @@ def rank_and_world() -> Tuple[int, int]:
     return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
 
 
-class PinshardDataset(torch.utils.data.IterableDataset):
+class PinshardDataset(torch.utils.data.IterableDataset[Union[TrainingBatch, FieldsBatch]]):
     """Batches of a pinshard dataset from one `pinshard serve` of its own, started on the first `iter()` (or
     `len()`), stopped by `close()` or when this process ends (the server watches its owner pid).
 
@@ -145,7 +145,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         if not copy and self._trainer_converts():
             raise ValueError("copy=False hands out the ring's own views: for a CPU dataset of dtype uint8, float32, "
                              "float16 or bfloat16 (the server writes those), not %s on %s" % (dtype, self.device))
-        options = dict(batch=batch_size, crop=crop, order=order, seed=seed)
+        options: Dict[str, Any] = dict(batch=batch_size, crop=crop, order=order, seed=seed)
         if not self._trainer_converts():
             options.update(dtype=str(dtype).rsplit(".", 1)[-1], layout=layout)
             if mean is not None:
@@ -170,7 +170,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._eval, self._drop_last, self._ready_timeout = eval, drop_last, ready_timeout
         self._rank, self._world_size = rank, world_size
         self._server: Optional[Server] = None
-        self._running: Optional[Iterator[Union[TrainingBatch, FieldsBatch]]] = None
+        self._running: Optional[Generator[Union[TrainingBatch, FieldsBatch], None, None]] = None
         self._epoch, self._consumed = 0, 0
         self._first_batch_ms: Optional[float] = None
 
@@ -213,7 +213,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     def world_size(self) -> int:
         return self._world_size if self._world_size is not None else rank_and_world()[1]
 
-    def _ring(self):
+    def _ring(self) -> Ring:
         if self._server is None:
             rank, world = (self._server_rank_world())
             self._rank, self._world_size = rank, world  # fixed for the server's life
@@ -222,7 +222,9 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                                   extra_args=["--drop-last"] if self._drop_last else [],
                                   rank=rank, world=world, **self._options)
             self._check_pixels(self._server.ring)
-        return self._server.ring
+        ring = self._server.ring
+        assert ring is not None  # Server attaches its Ring (attach=True)
+        return ring
 
     def _check_pixels(self, ring: Any) -> None:
         """The ring holds the pixels this dataset asked for (a server that wrote others would be read wrongly)."""
@@ -308,7 +310,7 @@ class PinshardDataset(torch.utils.data.IterableDataset):
         self._epoch, self._consumed = int(state["epoch"]), int(state["batchesConsumed"])
 
     def __iter__(self) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
-        info = torch.utils.data.get_worker_info()
+        info = torch.utils.data.get_worker_info()  # type: ignore[no-untyped-call]  # unannotated in torch
         if info is not None and info.num_workers > 1:
             raise RuntimeError("PinshardDataset runs its own server: use DataLoader(..., num_workers=0) (%d workers "
                                "would each start one and deliver the epoch %d times)"
@@ -338,16 +340,19 @@ class PinshardDataset(torch.utils.data.IterableDataset):
     def _copy_stream(self) -> "torch.cuda.Stream":
         """The CUDA stream the ring's batches are copied to the device on, made once."""
         if self._copies is None:
-            self._copies = torch.cuda.Stream(self.device)
+            self._copies = torch.cuda.Stream(self.device)  # type: ignore[no-untyped-call]  # unannotated in torch
         return self._copies
 
-    def _batches(self, batches, started: Optional[float]) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
+    def _batches(self, batches: Epoch,
+                 started: Optional[float]) -> Generator[Union[TrainingBatch, FieldsBatch], None, None]:
         cuda = self.device.type == "cuda"
         finished = not self._trainer_converts()  # the server wrote the training values: copy them out, or view them
         if self._scale_shift is None:  # once: made on a GPU, it is a copy that waits for the queued steps
             self._scale_shift = normalisation(self.mean, self.std, self.layout, self.device)
         scale, shift = self._scale_shift
-        pending = None  # (batch, event): a batch whose non-blocking copy may still read its slot
+        # (batch, event): a batch whose non-blocking copy may still read its slot; the event a torch.cuda.Event (its
+        # methods are unannotated in torch) or None
+        pending: Optional[Tuple[Batch, Any]] = None
         guard = self._guard
         guard.open(self._step_log, self.rank)
         try:
@@ -365,11 +370,14 @@ class PinshardDataset(torch.utils.data.IterableDataset):
                     with torch.cuda.stream(copies):
                         source = batch.images.to(self.device, non_blocking=True)
                         labels = batch.labels.to(self.device, non_blocking=True)
-                        event = torch.cuda.Event()
-                        event.record(copies)
-                    compute.wait_event(event)  # the conversion and the step wait for the copy on the GPU, not here
-                    source.record_stream(compute)  # made on the copy stream, used and freed on the trainer's
-                    labels.record_stream(compute)
+                        event = torch.cuda.Event()  # type: ignore[no-untyped-call]  # torch: unannotated
+                        event.record(copies)  # type: ignore[no-untyped-call]  # torch: unannotated
+                    # the conversion and the step wait for the copy on the GPU, not here
+                    compute.wait_event(event)  # type: ignore[no-untyped-call]  # torch: unannotated
+                    # made on the copy stream, used and freed on the trainer's (torch's stub types record_stream's
+                    # argument as torch._C.Stream, not torch.cuda.Stream)
+                    source.record_stream(compute)  # type: ignore[arg-type]
+                    labels.record_stream(compute)  # type: ignore[arg-type]
                     labels = labels.long()
                     images = self._convert(source, batch, scale, shift, chunk=source.shape[0])
                     if pending is not None:

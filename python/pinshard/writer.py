@@ -30,9 +30,10 @@ import sys
 import tempfile
 import threading
 import zlib
-from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _java
+from ._ringdir import PathLike
 from .server import dataset_location, pinshard_command
 
 # Tars the samples are spread over: convert lists a folder of tars in name order, and a bounded part keeps any
@@ -174,7 +175,7 @@ class _StderrTail(threading.Thread):
     """Copies convert's stderr (its progress and messages) to this process's stderr as it comes, keeping the last
     lines for the error a failed conversion raises."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: io.BufferedReader) -> None:
         super().__init__(daemon=True)
         self._stream = stream
         self._kept = b""
@@ -194,7 +195,7 @@ class _StderrTail(threading.Thread):
         return "\n".join(line for line in lines[-10:] if line.strip())
 
 
-def _option_arguments(options: dict) -> List[str]:
+def _option_arguments(options: Dict[str, Any]) -> List[str]:
     """convert's options from keyword arguments: shorter_side=256 is --shorter-side 256, upscale=True --upscale."""
     arguments = []
     for name, value in options.items():
@@ -211,7 +212,7 @@ class _OptionsCheck:
     and the output, in the time the first samples take, so that a wrong keyword or value fails before a long
     generator has been drained, not after (its JVM start overlaps the samples instead of adding to them)."""
 
-    def __init__(self, command: List[str], dataset: str):
+    def __init__(self, command: List[str], dataset: str) -> None:
         self._dataset = dataset
         self._process = subprocess.Popen(command + ["--check-options"], stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -224,6 +225,7 @@ class _OptionsCheck:
         elif self._process.poll() is None or self._process.returncode == 0:
             return
         else:
+            assert self._process.stderr is not None  # stderr=PIPE
             errors = self._process.stderr.read()  # it has ended: what it wrote is all there
         code = self._process.returncode
         if code:
@@ -235,6 +237,7 @@ class _OptionsCheck:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
+        assert self._process.stderr is not None  # stderr=PIPE
         self._process.stderr.close()
 
 
@@ -258,7 +261,7 @@ def _rejections(summary: List[str]) -> Optional[Tuple[int, List[str]]]:
     return total or 0, reasons
 
 
-def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], *, progress: Optional[str] = None,
+def write(dataset: PathLike, samples: Iterable[Tuple[Any, Any]], *, progress: Optional[str] = None,
           overwrite: bool = False, command: Optional[Sequence[str]] = None, **options: Any) -> WriteResult:
     """Writes `samples` ((image, label) pairs, see the module's text) as the pinshard dataset `dataset` (a new or
     empty directory, or s3://BUCKET/PREFIX). Keyword options are convert's (`shorter_side=320`, `codec="jpeg"`,
@@ -270,27 +273,29 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
     dataset, with the first reasons when convert rejected every sample (no dataset is left that this call created),
     or with convert's message when it refuses the options (checked beside the first samples, by
     `convert --check-options`) or the conversion fails."""
-    dataset = dataset_location(dataset)
-    remote = dataset.startswith("s3://")
-    existed = not remote and any(os.path.exists(os.path.join(dataset, name))
+    location = dataset_location(dataset)
+    remote = location.startswith("s3://")
+    existed = not remote and any(os.path.exists(os.path.join(location, name))
                                  for name in ("manifest.json", "convert-journal.json"))
-    created = not remote and not os.path.exists(dataset)
-    parent = None if remote else os.path.dirname(os.path.abspath(dataset))
+    created = not remote and not os.path.exists(location)
+    parent = None if remote else os.path.dirname(os.path.abspath(location))
     if parent is not None:
         os.makedirs(parent, exist_ok=True)
     base = list(command) if command is not None else pinshard_command("convert")[:-1]
     folder = tempfile.mkdtemp(prefix=".pinshard-write-", dir=parent)
-    convert = base + ["convert", folder, "-o", dataset, "--input-kind", "webdataset"]
+    convert = base + ["convert", folder, "-o", location, "--input-kind", "webdataset"]
     if progress is not None:
         convert += ["--progress", progress]
     convert += _option_arguments(dict(options, overwrite=overwrite))
     check = None
     try:
-        check = _OptionsCheck(convert + ["--labels", "auto"], dataset)
+        check = _OptionsCheck(convert + ["--labels", "auto"], location)
         count, labelled, digest = _write_tars(folder, samples, check.raise_if_refused)
         check.raise_if_refused(wait=True)
         with subprocess.Popen(convert + ["--labels", "auto" if labelled else "none", "--inputs-digest", digest],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+            # stdout and stderr are PIPEs, read through io.BufferedReader (Popen's default bufsize)
+            assert isinstance(process.stderr, io.BufferedReader) and process.stdout is not None
             errors = _StderrTail(process.stderr)
             out = process.stdout.read().decode("utf-8", "replace")
             code = process.wait()
@@ -301,17 +306,18 @@ def write(dataset: Union[str, os.PathLike], samples: Iterable[Tuple[Any, Any]], 
         rejected = _rejections(out.splitlines()) if code in (0, 2) else None
         if rejected is not None:
             if created:
-                shutil.rmtree(dataset, ignore_errors=True)
+                shutil.rmtree(location, ignore_errors=True)
             raise WriteError("pinshard.write: convert rejected every one of the %d sample(s), so %s holds no record%s: "
-                             "%s" % (rejected[0], dataset, "" if created else " (a dataset of 0 records, which the "
+                             "%s" % (rejected[0], location, "" if created else " (a dataset of 0 records, which the "
                                      "loader refuses)", "; ".join(rejected[1]) or said))
         if code in (1, 2) and existed and not overwrite:
             raise WriteError("pinshard.write: %s already holds a dataset (or an unfinished write) of other samples or "
                              "options; pass overwrite=True to replace it, or write into another directory "
-                             "(pinshard convert, exit %d: %s)" % (dataset, code, said))
+                             "(pinshard convert, exit %d: %s)" % (location, code, said))
         if code != 0:
-            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s" % (code, dataset, said))
-        return WriteResult(dataset, count, out.splitlines())
+            raise WriteError("pinshard.write: pinshard convert failed (exit %d) writing %s: %s"
+                             % (code, location, said))
+        return WriteResult(location, count, out.splitlines())
     finally:
         if check is not None:
             check.close()

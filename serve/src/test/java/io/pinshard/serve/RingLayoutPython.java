@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * Writes {@code python/pinshard/_layout.py}, the Python client's copy of the ring layout, from {@link RingDescriptor}:
  * every public static int or long constant, in declaration order, the magic, and the fields block's types
  * ({@link FieldType}: each label's numpy dtype, None for byte strings) and the sample orders ({@link SampleOrder}'s
- * labels). {@code RingLayoutPythonTest} fails
+ * labels), then the three offset functions, annotated for {@code mypy --strict}. {@code RingLayoutPythonTest} fails
  * when the committed file differs from this text; {@code main PATH} (or the test with
  * {@code -Dpinshard.regenerateLayout=true}) rewrites it.
  */
@@ -52,9 +52,11 @@ public final class RingLayoutPython {
         }
         out.setLength(out.length() - 2);
         out.append(")\n");
-        out.append("\n\ndef slot_header_offset(slot):\n    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
-            .append("def fields_block_offset(slots):\n    return slot_header_offset(slots)\n\n\n")
-            .append("def slots_offset(slots):\n    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH\n")
+        out.append("\n\ndef slot_header_offset(slot: int) -> int:\n")
+            .append("    return SLOT_HEADERS_OFFSET + slot * SLOT_HEADER_LENGTH\n\n\n")
+            .append("def fields_block_offset(slots: int) -> int:\n    return slot_header_offset(slots)\n\n\n")
+            .append("def slots_offset(slots: int) -> int:\n")
+            .append("    end = fields_block_offset(slots) + FIELDS_BLOCK_LENGTH\n")
             .append("    return (end + PAGE - 1) // PAGE * PAGE\n");
         return out.toString();
     }
