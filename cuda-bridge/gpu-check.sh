@@ -117,37 +117,41 @@ else
   measured=$?
 fi
 echo "== 4/4 the Python path"
-# Informational where it cannot run (no CUDA torch, no server: the CLI's jar is too large for the bundle); counted
-# when it runs.
+# Informational where it cannot run (no torch that sees CUDA; no wheel, PINSHARD_COMMAND or bundle serve/ to start
+# the server); counted when it runs.
 python_bin="${PINSHARD_PYTHON:-python3}"
 python_rc=0
 export PYTHONPATH="$(dirname "$module")/python${PYTHONPATH:+:$PYTHONPATH}"
 if ! "$python_bin" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "gpu-check: Python path skipped: $python_bin has no torch that sees a CUDA device"
 else
-  if [[ -z "${PINSHARD_COMMAND:-}" && -x "$bundle/serve/pinshard" ]] \
-      && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
+  has_wheel=false
+  "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' \
+    2>/dev/null && has_wheel=true
+  if [[ -z "${PINSHARD_COMMAND:-}" && "$has_wheel" == false && -x "$bundle/serve/pinshard" ]]; then
     export PINSHARD_COMMAND="$bundle/serve/pinshard"  # no wheel here: the bundle's runtime and slim CLI jar
   fi
-  datasets=()
-  for dataset in "$bundle"/python-data/*/; do [[ -f "$dataset/manifest.json" ]] && datasets+=(--dataset "${dataset%/}"); done
-  if [[ -z "${PINSHARD_COMMAND:-}" ]] \
-      && ! "$python_bin" -c 'import os, sys, pinshard._java as j; sys.exit(0 if os.path.isfile(j.PACKAGED_JAR) else 1)' 2>/dev/null; then
+  if [[ -z "${PINSHARD_COMMAND:-}" && "$has_wheel" == false ]]; then
     echo "gpu-check: Python path skipped: no way to start pinshard serve here (install the pinshard wheel, or set PINSHARD_COMMAND)"
   else
     python_out="${out:-${TMPDIR:-/tmp}}/gpu-python-check"
-    # One run per bundled dataset (raw, then jpeg); without any, one on random images written there.
-    (( ${#datasets[@]} )) || datasets=(--dataset "")
-    for (( i = 0; i < ${#datasets[@]}; i += 2 )); do
-      given=(); [[ -n "${datasets[i + 1]}" ]] && given=(--dataset "${datasets[i + 1]}")
+    # One run per bundled dataset (jpeg, then raw); without any, one on random images it writes ("").
+    datasets=()
+    for dataset in "$bundle"/python-data/*/; do
+      [[ -f "$dataset/manifest.json" ]] && datasets+=("${dataset%/}")
+    done
+    (( ${#datasets[@]} )) || datasets=("")
+    for dataset in "${datasets[@]}"; do
+      given=()
+      [[ -n "$dataset" ]] && given=(--dataset "$dataset")
+      check=("$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" --batch 128
+        "${given[@]}" --out "$python_out")
       rc=0
       if [[ -n "$out" ]]; then
-        timeout 200 "$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" \
-          --batch 128 "${given[@]}" --out "$python_out" 2>&1 | tee -a "$out/gpu-check.txt"
+        timeout 200 "${check[@]}" 2>&1 | tee -a "$out/gpu-check.txt"
         rc=${PIPESTATUS[0]}
       else
-        timeout 200 "$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" \
-          --batch 128 "${given[@]}" --out "$python_out" || rc=$?
+        timeout 200 "${check[@]}" || rc=$?
       fi
       (( rc == 0 )) || python_rc=$rc
     done
