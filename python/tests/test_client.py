@@ -301,6 +301,10 @@ class InterruptedStart(unittest.TestCase):
         # A "server" that never gets ready (a shell that sleeps, the serve arguments its ignored $1...): the
         # KeyboardInterrupt lands in the wait for its ring, where no caller holds the server yet. It was left
         # running (with its ring) for as long as the interpreter, a REPL's or a notebook's, lived on.
+        # Python leaves an inherited "ignore SIGINT" alone (a test run started from a script's background job has
+        # one): this test needs the terminal's Ctrl-C, KeyboardInterrupt.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.addCleanup(signal.signal, signal.SIGINT, previous)
         with tempfile.TemporaryDirectory() as empty:
             timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
             timer.start()

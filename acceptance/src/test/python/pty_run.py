@@ -28,6 +28,10 @@ def main() -> int:
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, args.columns, 0, 0))
+        # A terminal's shell starts commands with the default dispositions; one started from a background job of a
+        # script (`cmd &`) inherits SIGINT and SIGQUIT ignored, and the JVM keeps an ignored SIGINT ignored.
+        for name in ("SIGINT", "SIGQUIT", "SIGTERM"):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
         os.execvp(command[0], command)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, args.columns, 0, 0))
     pattern = re.compile(args.after.encode()) if args.after else None
