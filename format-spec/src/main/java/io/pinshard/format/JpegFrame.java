@@ -211,31 +211,23 @@ public final class JpegFrame {
                 || marker == DQT && !validQuantisationTables(buffer, at + 2, at + segment))) {
                 return BAD_TABLE;
             }
-            if (marker == SOS && scans && frame >= 0 && !validScanHeader(buffer, at, segment, componentIds, tracked)) {
-                return BAD_SCAN_HEADER;
-            }
-            if (marker == SOS && scans && frame >= 0 && segment >= 3) {
-                // Ns, then Ns (component, tables) pairs, then Ss, Se, Ah/Al.
+            if (marker == SOS && scans && frame >= 0) {
+                if (!validScanHeader(buffer, at, segment, componentIds, tracked)) {
+                    return BAD_SCAN_HEADER;
+                }
+                // Ns, then Ns (component, tables) pairs, then Ss, Se, Ah/Al (the length checked above).
                 int count = byteAt(buffer, at + 2);
-                if (segment >= 6 + 2 * count) {
-                    int ss = byteAt(buffer, at + 3 + 2 * count);
-                    int se = byteAt(buffer, at + 4 + 2 * count);
-                    int al = byteAt(buffer, at + 5 + 2 * count) & 0x0F;
-                    long coefficients = al != 0 || ss > se || se > 63 ? 0
-                        : (se == 63 ? -1L : (1L << (se + 1)) - 1) & -(1L << ss);
-                    for (int i = 0; i < count; i++) {
-                        int id = byteAt(buffer, at + 3 + 2 * i);
-                        for (int c = 0; c < tracked; c++) {
-                            if (((componentIds >>> (8 * c)) & 0xFF) == id) {
-                                switch (c) {
-                                    case 0 -> covered0 |= coefficients;
-                                    case 1 -> covered1 |= coefficients;
-                                    case 2 -> covered2 |= coefficients;
-                                    default -> covered3 |= coefficients;
-                                }
-                            }
-                        }
-                    }
+                int ss = byteAt(buffer, at + 3 + 2 * count);
+                int se = byteAt(buffer, at + 4 + 2 * count);
+                int al = byteAt(buffer, at + 5 + 2 * count) & 0x0F;
+                long coefficients = al != 0 || ss > se || se > 63 ? 0
+                    : (se == 63 ? -1L : (1L << (se + 1)) - 1) & -(1L << ss);
+                for (int i = 0; i < count; i++) {
+                    int components = componentsWithId(componentIds, tracked, byteAt(buffer, at + 3 + 2 * i));
+                    covered0 |= (components & 1) != 0 ? coefficients : 0;
+                    covered1 |= (components & 2) != 0 ? coefficients : 0;
+                    covered2 |= (components & 4) != 0 ? coefficients : 0;
+                    covered3 |= (components & 8) != 0 ? coefficients : 0;
                 }
             }
             at += segment;
@@ -382,17 +374,24 @@ public final class JpegFrame {
             return false;
         }
         for (int i = 0; i < count; i++) {
-            int id = byteAt(buffer, at + 3 + 2 * i);
             int tables = byteAt(buffer, at + 4 + 2 * i);
-            boolean known = false;
-            for (int c = 0; c < tracked; c++) {
-                known |= ((componentIds >>> (8 * c)) & 0xFF) == id;
-            }
-            if (!known || (tables >>> 4) > 3 || (tables & 0x0F) > 3) {
+            if (componentsWithId(componentIds, tracked, byteAt(buffer, at + 3 + 2 * i)) == 0
+                || (tables >>> 4) > 3 || (tables & 0x0F) > 3) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** The frame's components whose id is {@code id}, bit c for component c (ids packed one per byte). */
+    private static int componentsWithId(long componentIds, int tracked, int id) {
+        int components = 0;
+        for (int c = 0; c < tracked; c++) {
+            if (((componentIds >>> (8 * c)) & 0xFF) == id) {
+                components |= 1 << c;
+            }
+        }
+        return components;
     }
 
     /** Whether any byte of {@code word} is 0xFF: the zero-byte test of {@code ~word}. */
