@@ -59,10 +59,7 @@ tr ':' '\n' < "$module/target/bundle.classpath" | while read -r jar || [[ -n "$j
 done
 
 echo "== the CLI's jar for serve"
-if [[ ! -f "$cli_jar" || -n "$(find "$root" \( -path "$root/.git" -o -name target \) -prune -o \
-      \( -name '*.java' -o -name pom.xml \) -newer "$cli_jar" -print -quit)" ]]; then
-  (cd "$root" && mvn -q -B -o -DskipTests -Dpinshard.skipPhotos=true package -pl cli -am)
-fi
+"$root/pinshard" --version >/dev/null  # the launcher builds the jar when it is missing or older than a source
 mkdir -p "$bundle/serve"
 cp "$cli_jar" "$bundle/serve/pinshard.jar"
 # Kept: every class picocli reflects on when it builds the command line (the S3 options' types from the AWS SDK's
