@@ -6,6 +6,8 @@ from typing import Any, Dict, Generator, Iterator, List, Optional, Sequence
 import torch
 import torch.utils.data
 
+from ._position import EpochPosition
+
 
 def mixing_schedule(weights: Sequence[float], batches: int, seed: int, epoch: int) -> torch.Tensor:
     """Which source gives each of an epoch's `batches`: source i exactly round(w_i / sum(w) * batches) times (largest
@@ -22,7 +24,7 @@ def mixing_schedule(weights: Sequence[float], batches: int, seed: int, epoch: in
     return sources[torch.randperm(batches, generator=generator)]
 
 
-class MixedDataset(torch.utils.data.IterableDataset[Any]):
+class MixedDataset(EpochPosition, torch.utils.data.IterableDataset[Any]):
     """Several datasets mixed with weights, as MosaicML Streaming's `Stream(proportion=)` and LitData's
     `CombinedStreamingDataset(weights=)`: each epoch yields `batches_per_epoch` batches (default: the sources'
     batches per epoch summed), source i giving exactly its weight's share of them, in a seeded order.
@@ -64,13 +66,6 @@ class MixedDataset(torch.utils.data.IterableDataset[Any]):
         if self._batches_per_epoch is None:
             self._batches_per_epoch = sum(len(d) for d in self.datasets)
         return self._batches_per_epoch
-
-    def set_epoch(self, epoch: int) -> None:
-        """The mixed epoch the next iteration delivers (its schedule); the sources keep their own places."""
-        if epoch < 0:
-            raise ValueError("epoch must be >= 0: %d" % epoch)
-        if epoch != self._epoch:
-            self._epoch, self._consumed = epoch, 0
 
     def state_dict(self) -> Dict[str, Any]:
         """Where the mix stands: the next iteration continues after the last batch yielded."""

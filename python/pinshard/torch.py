@@ -22,6 +22,7 @@ import torch.utils.data  # noqa: E402
 from . import _jitter, _pages, _steplog
 from ._mixing import MixedDataset, mixing_schedule
 from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisation, to_training
+from ._position import EpochPosition
 from .client import Batch, Epoch, Ring, RingError
 from .server import Server, dataset_location
 
@@ -57,7 +58,7 @@ def rank_and_world() -> Tuple[int, int]:
     return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
 
 
-class PinshardDataset(torch.utils.data.IterableDataset[Union[TrainingBatch, FieldsBatch]]):
+class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[TrainingBatch, FieldsBatch]]):
     """Batches of a pinshard dataset from one `pinshard serve` of its own, started on the first `iter()` (or
     `len()`), stopped by `close()` or when this process ends (the server watches its owner pid).
 
@@ -280,13 +281,6 @@ class PinshardDataset(torch.utils.data.IterableDataset[Union[TrainingBatch, Fiel
     def __len__(self) -> int:
         """Batches per epoch for this rank (starts the server if it is not running)."""
         return int(self._ring().batches_per_epoch)
-
-    def set_epoch(self, epoch: int) -> None:
-        """The epoch the next iteration delivers; the epoch of a loaded state keeps its resume point."""
-        if epoch < 0:
-            raise ValueError("epoch must be >= 0: %d" % epoch)
-        if epoch != self._epoch:
-            self._epoch, self._consumed = epoch, 0
 
     def state_dict(self) -> Dict[str, int]:
         """Where the iteration stands: the next iteration continues after the last batch yielded."""
