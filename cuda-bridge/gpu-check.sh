@@ -7,12 +7,20 @@
 # step log; images/s, data-wait, GPU utilisation) where python3 has torch with CUDA and a way to start `pinshard
 # serve` (the pinshard wheel installed, PINSHARD_COMMAND, or the bundle's serve/pinshard), once per bundled dataset
 # (raw and jpeg photographs), else it says why it is skipped. Well under 9 minutes on an H100/H200.
-# Usage: cuda-bridge/gpu-check.sh [--out DIR]   (DIR receives gpu-check.txt and the JUnit XML reports)
+# Usage: cuda-bridge/gpu-check.sh [--out DIR] [--python-only]   (DIR receives gpu-check.txt and the JUnit XML
+# reports; --python-only skips steps 2 and 3 and adds gpu_python_profile.py, where the Python path's time goes)
 set -uo pipefail
 module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bundle="$module/gpu-bundle"
 out=""
-if [[ "${1:-}" == "--out" ]]; then out="${2:?--out needs a folder}"; mkdir -p "$out"; fi
+python_only=false  # --python-only: the Python path and its profile (gpu_python_profile.py) only, steps 1-3 skipped
+while (( $# )); do
+  case "$1" in
+    --out) out="${2:?--out needs a folder}"; mkdir -p "$out"; shift 2 ;;
+    --python-only) python_only=true; shift ;;
+    *) echo "usage: gpu-check.sh [--out DIR] [--python-only]" >&2; exit 2 ;;
+  esac
+done
 
 fail() { echo "gpu-check: $*" >&2; exit 2; }
 
@@ -62,6 +70,11 @@ fi
 # in the build). From the module's folder, as Maven runs them (test vectors are read from ../python/tests). The nvJPEG
 # tests (NVIDIA's decoder on hostile JPEGs) run in JVMs of their own, one per class, so a crash in the library is
 # reported with its class and the JVM's error file and the other tests still run.
+if [[ "$python_only" == true ]]; then
+  echo "gpu-check: --python-only: steps 2 and 3 skipped"
+  tests=0
+  measured=0
+else
 echo "== 2/4 tests (host and CUDA)"
 reports=()
 if [[ -n "$out" ]]; then reports=(--reports-dir "$out/junit"); fi
@@ -116,11 +129,24 @@ else
   measure
   measured=$?
 fi
+fi
 echo "== 4/4 the Python path"
 # Informational where it cannot run (no torch that sees CUDA; no wheel, PINSHARD_COMMAND or bundle serve/ to start
 # the server); counted when it runs.
 python_bin="${PINSHARD_PYTHON:-python3}"
 python_rc=0
+# python_step SECONDS COMMAND...: runs it under a timeout, its output also to DIR/gpu-check.txt; a failure counts
+python_step() {
+  local limit="$1" rc=0
+  shift
+  if [[ -n "$out" ]]; then
+    timeout "$limit" "$@" 2>&1 | tee -a "$out/gpu-check.txt"
+    rc=${PIPESTATUS[0]}
+  else
+    timeout "$limit" "$@" || rc=$?
+  fi
+  (( rc == 0 )) || python_rc=$rc
+}
 export PYTHONPATH="$(dirname "$module")/python${PYTHONPATH:+:$PYTHONPATH}"
 if ! "$python_bin" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "gpu-check: Python path skipped: $python_bin has no torch that sees a CUDA device"
@@ -146,15 +172,13 @@ else
       [[ -n "$dataset" ]] && given=(--dataset "$dataset")
       check=("$python_bin" "$module/gpu_python_check.py" --device cuda --steps "${PINSHARD_GPU_STEPS:-200}" --batch 128
         "${given[@]}" --out "$python_out")
-      rc=0
-      if [[ -n "$out" ]]; then
-        timeout 200 "${check[@]}" 2>&1 | tee -a "$out/gpu-check.txt"
-        rc=${PIPESTATUS[0]}
-      else
-        timeout 200 "${check[@]}" || rc=$?
-      fi
-      (( rc == 0 )) || python_rc=$rc
+      python_step 200 "${check[@]}"
     done
+    if [[ "$python_only" == true ]]; then
+      # where the Python path's time goes, on the first bundled dataset (jpeg)
+      python_step 300 "$python_bin" "$module/gpu_python_profile.py" --dataset "${datasets[0]:?no bundled dataset}" \
+        --out "$python_out"
+    fi
   fi
 fi
 echo "gpu-check: tests exit $tests, measurements exit $measured, Python path exit $python_rc"

@@ -19,7 +19,7 @@ require_torch()  # before `import torch`: says which package provides it, and re
 import torch  # noqa: E402
 import torch.utils.data  # noqa: E402
 
-from . import _jitter, _pages, _steplog
+from . import _jitter, _jitter_cuda, _pages, _steplog
 from ._mixing import MixedDataset, mixing_schedule
 from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisation, to_training
 from ._position import EpochPosition
@@ -127,6 +127,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         if self._jitter is not None and dtype not in _FLOAT_DTYPES:
             raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
         self._step_log = None if step_log is None else os.fspath(step_log)
+        self._host_values: Optional[_jitter_cuda.HostValues] = None  # _host_normalisation's
         self._copies: Optional["torch.cuda.Stream"] = None  # device="cuda": the stream batches are copied on
         self._scale_shift: Optional[Tuple[torch.Tensor, torch.Tensor]] = None  # on the device, made once
         self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
@@ -329,7 +330,17 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         if self._jitter is None:
             return to_training(images, self.dtype, self.layout, scale, shift)
         factors = _jitter.factors(self._jitter, self.seed, batch.epoch, batch.ids.numpy())
+        if _jitter_cuda.usable(images, self.dtype):
+            fused = _jitter_cuda.to_training(images, self.dtype, self.layout, self._host_normalisation(), factors)
+            if fused is not None:
+                return fused
         return _jitter.to_training(images, self.dtype, self.layout, scale, shift, factors, chunk)
+
+    def _host_normalisation(self) -> _jitter_cuda.HostValues:
+        """The fused kernel's normalisation constants, worked out once."""
+        if self._host_values is None:
+            self._host_values = _jitter_cuda.host_normalisation(self.mean, self.std, self.layout)
+        return self._host_values
 
     def _copy_stream(self) -> "torch.cuda.Stream":
         """The CUDA stream the ring's batches are copied to the device on, made once."""
