@@ -194,8 +194,8 @@ public final class CropResizer implements AutoCloseable {
             return null;
         }
         try {
-            return (CropKernel) Class.forName(Resampler.KERNEL_CLASS).getDeclaredConstructor(int.class,
-                PixelFormat.class).newInstance(crop, pixels);
+            return (CropKernel) Class.forName(Resampler.KERNEL_CLASS).getDeclaredMethod("forLoader", int.class,
+                PixelFormat.class).invoke(null, crop, pixels);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("vector kernel failed to start: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {

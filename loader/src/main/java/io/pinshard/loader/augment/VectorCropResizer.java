@@ -40,9 +40,9 @@ public final class VectorCropResizer implements CropKernel {
     private static final int STEP = WINDOW_BYTES / 2;
     private static final int HALF_STEP = STEP / 2;
     private static final int CHANNELS = 3;
-    private static final int WEIGHT_BITS = 8;
-    private static final int ONE = 1 << WEIGHT_BITS;
-    private static final short ROUND = 1 << (WEIGHT_BITS - 1);
+    private static final int WEIGHT_BITS = BilinearAxis.WEIGHT_BITS;
+    private static final int ONE = BilinearAxis.ONE;
+    private static final short ROUND = BilinearAxis.ROUND;
     private static final short LOW_BYTE = 0xFF;
     /** The upper half of a pair vector's lanes (16..31 on 256 bits): the second half-block's (left, right) pairs. */
     private static final VectorMask<Byte> UPPER_HALF = VectorMask.fromLong(WINDOW, -1L << (WINDOW_BYTES / 2));
@@ -105,6 +105,14 @@ public final class VectorCropResizer implements CropKernel {
         this.outputRow = new byte[rowBytes];
     }
 
+    /**
+     * The kernel a loader's worker gets (called reflectively by {@link CropResizer}): the {@link WarmingCropKernel}, which
+     * crops with the scalar twin until this kernel is compiled, unless {@link VectorWarmUp#PROPERTY} is false.
+     */
+    public static CropKernel forLoader(int crop, PixelFormat pixels) {
+        return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels) : new VectorCropResizer(crop, pixels);
+    }
+
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link io.pinshard.loader.options.Resampler}. */
     public static String unsupportedReason() {
         int bits = ByteVector.SPECIES_PREFERRED.vectorBitSize();
@@ -122,12 +130,20 @@ public final class VectorCropResizer implements CropKernel {
         return rows;
     }
 
+    /**
+     * Whether {@link #resizeInto} takes {@code box}: its source windows reach every value's neighbours (the column
+     * tables are made for it on the way, in plain Java).
+     */
+    public boolean accepts(CropBox box) {
+        return box.width <= maxBoxWidth && columnTables(box.width, box.flip);
+    }
+
     @Override
     public boolean resizeInto(long image, long step, CropBox box, long destination) {
-        if (box.width > maxBoxWidth || !columnTables(box.width, box.flip)) {
+        if (!accepts(box)) {
             return false;
         }
-        axis(row, rowWeight, box.height);
+        BilinearAxis.fill(row, rowWeight, box.height, crop);
         long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
         source.wrap(image, Math.toIntExact(lastByte));
         target.wrap(destination, Math.toIntExact(rows.imageBytes()));
@@ -227,7 +243,7 @@ public final class VectorCropResizer implements CropKernel {
      * window offsets and permutation lanes per 16-value block. False when a half-block spans more than a window.
      */
     private boolean columnTables(int width, boolean flip) {
-        axis(column, columnWeight, width);
+        BilinearAxis.fill(column, columnWeight, width, crop);
         for (int k = 0, pixel = 0; pixel < crop; pixel++) {
             int from = flip ? crop - 1 - pixel : pixel;
             int left = column[from] * CHANNELS;
@@ -303,28 +319,5 @@ public final class VectorCropResizer implements CropKernel {
     /** How many of values {@code [first, first + count)} are real (not padding); all of them when all are padding. */
     private int realValues(int first, int count) {
         return first >= values ? count : Math.min(first + count, values) - first;
-    }
-
-    /**
-     * Left (top) source index and 8-bit weight of its right (bottom) neighbour for each output pixel along an
-     * axis of {@code length} source pixels, with OpenCV's and torchvision's half-pixel mapping and edge clamp.
-     */
-    private void axis(int[] index, int[] weight, int length) {
-        double scale = (double) length / crop;
-        for (int p = 0; p < crop; p++) {
-            double position = (p + 0.5) * scale - 0.5;
-            int left = 0;
-            double fraction = 0;
-            if (position > 0) {
-                left = (int) position;
-                fraction = position - left;
-            }
-            if (left >= length - 1) {
-                left = Math.max(length - 2, 0);
-                fraction = length >= 2 ? 1 : 0;
-            }
-            index[p] = left;
-            weight[p] = (int) (fraction * ONE + 0.5);
-        }
     }
 }

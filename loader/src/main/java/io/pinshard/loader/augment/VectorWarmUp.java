@@ -1,0 +1,102 @@
+package io.pinshard.loader.augment;
+
+import io.pinshard.loader.options.PixelFormat;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compiles the vector crop kernel before the loader's workers use it, once per JVM and pixel format: a daemon thread
+ * crops a synthetic image with a {@link VectorCropResizer} and a {@link ScalarCropResizer} of its own, alternately, on
+ * the same seeded boxes, until the vector kernel has been the faster of the two for {@link #FASTER_IN_A_ROW} crops in
+ * a row (C2 has compiled it: interpreted or through C1 it is many times slower than the scalar twin), or for at most
+ * {@link #MAX_CROPS} crops. Until then {@link WarmingCropKernel} crops with the scalar twin. What the thread allocates
+ * (the cold Vector API's boxed vectors, two images) is its own: no worker's heap counter sees it.
+ */
+final class VectorWarmUp implements Runnable {
+    /** System property: {@code false} skips the warm-up (the vector kernel from the first crop, as before). */
+    static final String PROPERTY = "pinshard.vector.warmup";
+    static final int FASTER_IN_A_ROW = 16;
+    static final int MAX_CROPS = 20_000;
+    private static final ConcurrentHashMap<PixelFormat, VectorWarmUp> BY_FORMAT = new ConcurrentHashMap<>();
+
+    private final int crop;
+    private final PixelFormat pixels;
+    private volatile boolean done;
+
+    private VectorWarmUp(int crop, PixelFormat pixels) {
+        this.crop = crop;
+        this.pixels = pixels;
+    }
+
+    /** Whether the warm-up is on in this JVM (the property is not {@code false}). */
+    static boolean enabled() {
+        return !"false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim());
+    }
+
+    /** This JVM's warm-up for {@code pixels}, started by the first kernel that asks. */
+    static VectorWarmUp of(int crop, PixelFormat pixels) {
+        return BY_FORMAT.computeIfAbsent(pixels, format -> {
+            VectorWarmUp warmUp = new VectorWarmUp(crop, format);
+            Thread thread = new Thread(warmUp, "pinshard-vector-warmup");
+            thread.setDaemon(true);
+            thread.start();
+            return warmUp;
+        });
+    }
+
+    /** Whether the vector kernel is compiled (or the warm-up gave up waiting): workers may use it. */
+    boolean done() {
+        return done;
+    }
+
+    @Override
+    public void run() {
+        int side = 2 * crop + 7;
+        long step = side * 3L;
+        ByteBuffer image = ByteBuffer.allocateDirect(Math.toIntExact(side * step));
+        ByteBuffer output = ByteBuffer.allocateDirect(Math.toIntExact(pixels.imageBytes(crop)));
+        try {
+            UnsafeBuffer pixelsIn = new UnsafeBuffer(image);
+            SplittableRandom random = new SplittableRandom(side);
+            for (int k = 0; k < pixelsIn.capacity(); k++) {
+                pixelsIn.putByte(k, (byte) random.nextInt(256));
+            }
+            long source = pixelsIn.addressOffset();
+            long destination = new UnsafeBuffer(output).addressOffset();
+            VectorCropResizer vector = new VectorCropResizer(crop, pixels);
+            ScalarCropResizer scalar = new ScalarCropResizer(crop, pixels);
+            CropBox box = new CropBox();
+            int fasterInARow = 0;
+            int crops = 0;
+            while (fasterInARow < FASTER_IN_A_ROW && crops < MAX_CROPS) {
+                int least = Math.max(1, crop / 2);
+                int width = least + random.nextInt(side - least);
+                int height = least + random.nextInt(side - least);
+                box.set(random.nextInt(side - width + 1), random.nextInt(side - height + 1), width, height,
+                    random.nextBoolean());
+                long start = System.nanoTime();
+                boolean taken = vector.resizeInto(source, step, box, destination);
+                long vectorNanos = System.nanoTime() - start;
+                crops++;
+                if (!taken) {
+                    continue;
+                }
+                start = System.nanoTime();
+                scalar.resizeInto(source, step, box, destination);
+                long scalarNanos = System.nanoTime() - start;
+                fasterInARow = vectorNanos < scalarNanos ? fasterInARow + 1 : 0;
+            }
+        } catch (RuntimeException | Error e) {
+            LoggerFactory.getLogger(VectorWarmUp.class).warn("pinshard: the vector kernel's warm-up failed ({}); the "
+                + "workers switch to it now", e.toString());
+        } finally {
+            done = true;
+            BufferUtil.free(image);
+            BufferUtil.free(output);
+        }
+    }
+}
