@@ -20,7 +20,9 @@ import java.util.Map;
  * (what it allocates then is the steady state, as with a streamed dataset); at the latest after the epoch that
  * ends past {@value #AUTO_MAX_SECONDS} s. "Compiled nothing" is a state, not a quiet second: no compilation finished
  * in the window and its compiler threads spent no CPU on one still running (on a loaded machine a starved C2 takes
- * seconds over the kernels, finishing nothing in a window while they run interpreted).
+ * seconds over the kernels, finishing nothing in a window while they run interpreted). Never while the vector crop
+ * kernel is still being compiled ({@link Loader#cropKernelWarmingUp}): its workers' scalar twin allocates nothing, so
+ * heap alone would settle at once and measure the twin's rate.
  */
 final class BenchWarmup {
     static final String AUTO = "auto";
@@ -113,7 +115,7 @@ final class BenchWarmup {
             double perBatch = windowBatches == 0 ? 0 : (double) allocated / windowBatches;
             boolean jitQuiet = jitTimed && jit.getTotalCompilationTime() - jitMillis <= JIT_QUIET_MILLIS
                 && ticksSince(compilerTicks, compilerThreadTicks()) <= JIT_QUIET_TICKS;
-            return perBatch <= SETTLED_BYTES_PER_BATCH || jitQuiet;
+            return (perBatch <= SETTLED_BYTES_PER_BATCH || jitQuiet) && !Loader.cropKernelWarmingUp();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.pinshard.loader;
 
+import io.pinshard.loader.augment.CropResizer;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
 import io.pinshard.loader.ring.BatchRing;
@@ -356,6 +357,14 @@ public final class Loader implements AutoCloseable {
         } finally {
             ring.exit();
         }
+    }
+
+    /**
+     * Whether this JVM's vector crop kernel is still being compiled: the workers crop with its scalar twin until it is
+     * (the same pixels, slower), so a measurement of the loader's steady rate starts after this turns false.
+     */
+    public static boolean cropKernelWarmingUp() {
+        return CropResizer.kernelWarmingUp();
     }
 
     /**

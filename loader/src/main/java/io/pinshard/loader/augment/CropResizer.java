@@ -64,6 +64,14 @@ public final class CropResizer implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a vector kernel of this JVM is still being compiled: until then the workers crop with its scalar twin
+     * (the same bytes, slower), so a measurement of the loader's rate waits for this to be false.
+     */
+    public static boolean kernelWarmingUp() {
+        return KernelWarmUps.running();
+    }
+
     /** Whether OpenCV's images were made (the first crop the vector kernel could not take makes them). */
     public boolean openCvLoaded() {
         return opencv != null;

@@ -43,6 +43,7 @@ final class VectorWarmUp implements Runnable {
             VectorWarmUp warmUp = new VectorWarmUp(crop, format);
             Thread thread = new Thread(warmUp, "pinshard-vector-warmup");
             thread.setDaemon(true);
+            KernelWarmUps.started();
             thread.start();
             return warmUp;
         });
@@ -95,6 +96,7 @@ final class VectorWarmUp implements Runnable {
                 + "workers switch to it now", e.toString());
         } finally {
             done = true;
+            KernelWarmUps.ended();
             BufferUtil.free(image);
             BufferUtil.free(output);
         }
