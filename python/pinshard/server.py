@@ -16,15 +16,13 @@ from . import _layout as L
 from ._java import pinshard_command as pinshard_command
 from ._process import _process_alive
 from ._ringdir import PathLike
+from ._serve_options import SERVE_OPTIONS
 from .client import Ring, RingError, is_own_regular_file, resolve_ring, ring_directory
 
-_OPTION_NAMES = {"batch": "--batch", "crop": "--crop", "workers": "--workers", "prefetch": "--prefetch",
-                 "order": "--order", "seed": "--seed", "rank": "--rank", "world": "--world", "crc": "--crc",
-                 "resampler": "--resampler", "client_timeout": "--client-timeout", "scale": "--scale",
-                 "ratio": "--ratio", "flip": "--flip", "eval_crop_fraction": "--eval-crop-fraction",
-                 "fields": "--fields", "field_bytes": "--field-bytes", "boxes": "--boxes",
-                 "box_min_visible": "--box-min-visible", "window": "--window", "interleave": "--interleave",
-                 "dtype": "--dtype", "layout": "--layout", "mean": "--mean", "std": "--std"}
+# The options Server passes itself (its `ring` parameter, the JSON status it reads, this process as the owner): not
+# for **options.
+_SERVER_OWNED = ("ring", "json", "owner_pid")
+_OPTIONS = {key: spec for key, spec in SERVE_OPTIONS.items() if key not in _SERVER_OWNED}
 
 
 def dataset_location(dataset: PathLike) -> str:
@@ -105,6 +103,31 @@ def clean_stale_rings(directory: Optional[str] = None) -> List[str]:
     return removed
 
 
+def _option_args(options: Dict[str, Any]) -> List[str]:
+    """`pinshard serve`'s arguments for keyword options (`_serve_options.py`, generated from the CLI's definitions): a
+    value as its text (a sequence comma-joined, a torch dtype by its name), a flag by True (False leaves it out)."""
+    args: List[str] = []
+    for key, value in options.items():
+        spec = _OPTIONS.get(key)
+        if spec is None:
+            raise TypeError("unknown pinshard serve option %r (known: %s)%s" % (
+                key, ", ".join(_OPTIONS), "; Server sets it itself" if key in _SERVER_OWNED else ""))
+        name, takes_value = spec
+        if not takes_value:
+            if not isinstance(value, bool):
+                raise TypeError("pinshard serve option %r is a flag: True or False, not %r" % (key, value))
+            args += [name] if value else []
+            continue
+        if isinstance(value, (tuple, list)):  # a range such as scale=(0.6, 1.0) -> "--scale 0.6,1.0"
+            value = ",".join(repr(float(v)) if key in ("mean", "std") else str(v) for v in value)
+        elif key == "dtype":
+            value = str(value).rsplit(".", 1)[-1]  # torch.float32 -> float32
+        elif key in ("mean", "std"):
+            value = repr(float(value))
+        args += [name, str(value)]
+    return args
+
+
 class Server:
     """A `pinshard serve` child process on its own ring, with a `Ring` attached: use as a context manager.
 
@@ -119,7 +142,11 @@ class Server:
     `ring_ready_ms`) and, once a batch was published, `first_batch_ms` (epoch command to the first batch published).
 
     `dtype` ("uint8", "float32", "float16", "bfloat16", or the torch dtype), `layout` ("NHWC", "NCHW"), `mean` and
-    `std` ask the server for batches in that format (docs/RING.md, "Pixels"): the crop kernel writes them."""
+    `std` ask the server for batches in that format (docs/RING.md, "Pixels"): the crop kernel writes them.
+
+    `**options` takes every `pinshard serve` option by keyword (`drop_last=True`, `eval_crop_fraction=0.875`,
+    `s3_endpoint=...`): the list is generated from the CLI's own definitions (`_serve_options.py`), a flag is True or
+    False, anything else is a TypeError naming the option."""
 
     def __init__(self, dataset: PathLike, ring: Optional[PathLike] = None, command: Optional[Sequence[str]] = None,
                  ready_timeout: float = 600.0, pin_memory: bool = False, eval: bool = False, attach: bool = True,
@@ -130,18 +157,7 @@ class Server:
         clean_stale_rings(os.path.dirname(self.ring_path))
         args = list(command or server_command()) + ["serve", dataset_location(dataset), "--ring", self.ring_path, "--json",
                                                     "--owner-pid", str(os.getpid())]
-        for key, value in options.items():
-            if key not in _OPTION_NAMES:
-                raise TypeError("unknown pinshard serve option %r (known: %s)" % (key, ", ".join(_OPTION_NAMES)))
-            if isinstance(value, (tuple, list)):  # a range such as scale=(0.6, 1.0) -> "--scale 0.6,1.0"
-                value = ",".join(repr(float(v)) if key in ("mean", "std") else str(v) for v in value)
-            elif key == "dtype":
-                value = str(value).rsplit(".", 1)[-1]  # torch.float32 -> float32
-            elif key in ("mean", "std"):
-                value = repr(float(value))
-            args += [_OPTION_NAMES[key], str(value)]
-        if eval:
-            args.append("--eval")
+        args += _option_args(dict(options, eval=True) if eval else options)
         args += list(extra_args)
         self.events: List[Dict[str, Any]] = []
         self.timings: Dict[str, float] = {}

@@ -220,8 +220,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
             rank, world = (self._server_rank_world())
             self._rank, self._world_size = rank, world  # fixed for the server's life
             self._server = Server(self.path, pin_memory=self.device.type == "cuda", eval=self._eval,
-                                  ready_timeout=self._ready_timeout,
-                                  extra_args=["--drop-last"] if self._drop_last else [],
+                                  ready_timeout=self._ready_timeout, drop_last=self._drop_last,
                                   rank=rank, world=world, **self._options)
             self._check_pixels(self._server.ring)
         ring = self._server.ring
