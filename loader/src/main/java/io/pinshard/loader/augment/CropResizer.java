@@ -35,6 +35,9 @@ import org.bytedeco.opencv.opencv_core.Size;
  * private image first (one crop, about 150 KB at 224, which stays in L2) and are converted from there in one pass.
  */
 public final class CropResizer implements AutoCloseable {
+    /** The kernel's factory, loaded by name so its jdk.incubator imports stay unloaded where the module is absent. */
+    private static final String LOADER_KERNEL_CLASS = "io.pinshard.loader.augment.WarmingCropKernel";
+
     private final int crop;
     private final CropKernel kernel;
     private final boolean shared;
@@ -202,7 +205,7 @@ public final class CropResizer implements AutoCloseable {
             return null;
         }
         try {
-            return (CropKernel) Class.forName(Resampler.KERNEL_CLASS).getDeclaredMethod("forLoader", int.class,
+            return (CropKernel) Class.forName(LOADER_KERNEL_CLASS).getDeclaredMethod("forLoader", int.class,
                 PixelFormat.class).invoke(null, crop, pixels);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("vector kernel failed to start: " + e.getCause(), e.getCause());

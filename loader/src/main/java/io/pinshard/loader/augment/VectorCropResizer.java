@@ -105,14 +105,6 @@ public final class VectorCropResizer implements CropKernel {
         this.outputRow = new byte[rowBytes];
     }
 
-    /**
-     * The kernel a loader's worker gets (called reflectively by {@link CropResizer}): the {@link WarmingCropKernel}, which
-     * crops with the scalar twin until this kernel is compiled, unless {@link VectorWarmUp#PROPERTY} is false.
-     */
-    public static CropKernel forLoader(int crop, PixelFormat pixels) {
-        return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels) : new VectorCropResizer(crop, pixels);
-    }
-
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link io.pinshard.loader.options.Resampler}. */
     public static String unsupportedReason() {
         int bits = ByteVector.SPECIES_PREFERRED.vectorBitSize();

@@ -16,6 +16,14 @@ final class WarmingCropKernel implements CropKernel {
     private final ScalarCropResizer scalar;
     private final VectorWarmUp warmUp;
 
+    /**
+     * The kernel a loader's worker gets (called reflectively by {@link CropResizer}, as the class needs the vector
+     * module): this warming kernel, or the {@link VectorCropResizer} itself where {@link VectorWarmUp#PROPERTY} is false.
+     */
+    public static CropKernel forLoader(int crop, PixelFormat pixels) {
+        return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels) : new VectorCropResizer(crop, pixels);
+    }
+
     WarmingCropKernel(int crop, PixelFormat pixels) {
         this.vector = new VectorCropResizer(crop, pixels);
         this.scalar = new ScalarCropResizer(crop, pixels);
