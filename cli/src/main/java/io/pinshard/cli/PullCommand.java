@@ -49,10 +49,7 @@ final class PullCommand implements Callable<Integer> {
     boolean force;
 
     @Mixin
-    S3OptionsMixin s3 = new S3OptionsMixin();
-
-    @Mixin
-    TransferProgressOption progress = new TransferProgressOption();
+    TransferOptionsMixin transfer = new TransferOptionsMixin();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -61,18 +58,17 @@ final class PullCommand implements Callable<Integer> {
     public Integer call() {
         S3Location from = S3Location.parse(source);
         PrintWriter out = spec.commandLine().getOut();
-        S3Settings settings = s3.settings();
+        S3Settings settings = transfer.s3.settings();
         PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force)
             .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
-        PullResult result;
-        try (TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode());
-             StopNotice stop = StopNotice.arm("pull", () -> reporter.done("received"), "the manifest goes in last, so "
-                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes; the rerun keeps"
-                 + " the shards in place");
-             S3Client client = S3Clients.create(settings)) {
-            result = new DatasetPull(client, options, reporter).pull(from, directory);
-        }
+        PullResult result = transfer.run("pull", "received", "the manifest goes in last, so "
+            + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes; the rerun keeps the"
+            + " shards in place", reporter -> {
+                try (S3Client client = S3Clients.create(settings)) {
+                    return new DatasetPull(client, options, reporter).pull(from, directory);
+                }
+            });
         double seconds = (System.nanoTime() - start) / 1e9;
         out.printf(Locale.ROOT, "pulled %s to %s: %d shard(s) downloaded and verified (%s), %d already in place (%s);"
                 + " manifest %s%n", from, Printable.escape(directory.toString()), result.downloaded(),
