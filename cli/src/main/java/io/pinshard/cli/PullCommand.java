@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,13 +50,10 @@ final class PullCommand implements Callable<Integer> {
     @Mixin
     TransferOptionsMixin transfer = new TransferOptionsMixin();
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         S3Location from = S3Location.parse(source);
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = transfer.out();
         S3Settings settings = transfer.s3.settings();
         PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force)
             .withRetries(settings.maxAttempts(), settings.callTimeout());

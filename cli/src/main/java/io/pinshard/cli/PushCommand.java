@@ -9,7 +9,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -46,15 +45,12 @@ final class PushCommand implements Callable<Integer> {
     @Mixin
     TransferOptionsMixin transfer = new TransferOptionsMixin();
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         S3Location to = S3Location.parse(destination);
         return transfer.run("push", "sent", "the manifest goes up last, so " + to + " is a complete dataset only once"
             + " a push finishes; the rerun skips the shards in place", reporter -> push(directory, to, transfer.s3,
-            push.options(), reporter, spec.commandLine().getOut(), spec.commandLine().getErr(), "push"));
+            push.options(), reporter, transfer.out(), transfer.err(), "push"));
     }
 
     /** Pushes and prints the outcome; shared with {@code convert --output s3://}. */

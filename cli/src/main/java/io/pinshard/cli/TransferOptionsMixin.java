@@ -1,9 +1,12 @@
 package io.pinshard.cli;
 
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.function.Function;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * What push and pull share: the S3 connection options, {@code --progress bar|log|none} (as convert has it), and the
@@ -16,6 +19,18 @@ final class TransferOptionsMixin {
     @Option(names = "--progress", paramLabel = "MODE", description = "bar, log or none (default: bar on a terminal, "
         + "else a log line every 10 s).")
     ConvertProgressReporter.Mode progress;
+
+    /** The command this is mixed into: where its report goes ({@link #out}, {@link #err}). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    PrintWriter out() {
+        return command.commandLine().getOut();
+    }
+
+    PrintWriter err() {
+        return command.commandLine().getErr();
+    }
 
     ConvertProgressReporter.Mode mode() {
         return progress != null ? progress : ConvertProgressReporter.defaultMode();
