@@ -263,7 +263,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("images", images);
         result.put("batches", batches);
         result.put("skipped_records", after.skippedRecords());
-        if (dataset.isStreamed()) {
+        if (dataset.fetchConcurrency() > 0) { // shards fetched from a store: what fetching them took
             result.put("cache_limit_bytes", dataset.cacheLimitBytes());
             result.put("dataset_bytes", dataset.manifest().bytes());
             result.put("bytes_fetched", dataset.bytesFetched());

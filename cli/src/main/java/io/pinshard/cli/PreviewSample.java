@@ -59,7 +59,7 @@ final class PreviewSample {
 
     private static long[] candidates(Dataset dataset, Random random) {
         long size = dataset.size();
-        if (dataset.isStreamed()) {
+        if (dataset.fetchConcurrency() > 0) { // each shard read costs a download: scan a few shards only
             List<Integer> shards = new ArrayList<>();
             for (int s = 0; s < dataset.shardCount(); s++) {
                 shards.add(s);

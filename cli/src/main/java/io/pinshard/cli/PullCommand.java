@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -49,30 +48,23 @@ final class PullCommand implements Callable<Integer> {
     boolean force;
 
     @Mixin
-    S3OptionsMixin s3 = new S3OptionsMixin();
-
-    @Mixin
-    TransferProgressOption progress = new TransferProgressOption();
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    TransferOptionsMixin transfer = new TransferOptionsMixin();
 
     @Override
     public Integer call() {
         S3Location from = S3Location.parse(source);
-        PrintWriter out = spec.commandLine().getOut();
-        S3Settings settings = s3.settings();
+        PrintWriter out = transfer.out();
+        S3Settings settings = transfer.s3.settings();
         PullOptions options = PullOptions.defaults().withThreads(threads).withForce(force)
             .withRetries(settings.maxAttempts(), settings.callTimeout());
         long start = System.nanoTime();
-        PullResult result;
-        try (TransferProgressReporter reporter = TransferProgressOption.reporter("pull", progress.mode());
-             StopNotice stop = StopNotice.arm("pull", () -> reporter.done("received"), "the manifest goes in last, so "
-                 + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes; the rerun keeps"
-                 + " the shards in place");
-             S3Client client = S3Clients.create(settings)) {
-            result = new DatasetPull(client, options, reporter).pull(from, directory);
-        }
+        PullResult result = transfer.run("pull", "received", "the manifest goes in last, so "
+            + Printable.escape(directory.toString()) + " is a dataset only once a pull finishes; the rerun keeps the"
+            + " shards in place", reporter -> {
+                try (S3Client client = S3Clients.create(settings)) {
+                    return new DatasetPull(client, options, reporter).pull(from, directory);
+                }
+            });
         double seconds = (System.nanoTime() - start) / 1e9;
         out.printf(Locale.ROOT, "pulled %s to %s: %d shard(s) downloaded and verified (%s), %d already in place (%s);"
                 + " manifest %s%n", from, Printable.escape(directory.toString()), result.downloaded(),

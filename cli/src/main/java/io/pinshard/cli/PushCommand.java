@@ -9,7 +9,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -44,29 +43,20 @@ final class PushCommand implements Callable<Integer> {
     PushOptionsMixin push = new PushOptionsMixin();
 
     @Mixin
-    S3OptionsMixin s3 = new S3OptionsMixin();
-
-    @Mixin
-    TransferProgressOption progress = new TransferProgressOption();
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    TransferOptionsMixin transfer = new TransferOptionsMixin();
 
     @Override
     public Integer call() {
         S3Location to = S3Location.parse(destination);
-        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", progress.mode());
-             StopNotice stop = StopNotice.arm("push", () -> reporter.done("sent"), "the manifest goes up last, so "
-                 + to + " is a complete dataset only once a push finishes; the rerun skips the shards in place")) {
-            return push(directory, to, s3, push.options(), reporter, spec.commandLine().getOut(),
-                spec.commandLine().getErr(), "push");
-        }
+        return transfer.run("push", "sent", "the manifest goes up last, so " + to + " is a complete dataset only once"
+            + " a push finishes; the rerun skips the shards in place", reporter -> push(directory, to, transfer.s3,
+            push.options(), reporter, transfer.out(), transfer.err(), "push"));
     }
 
     /** Pushes and prints the outcome; shared with {@code convert --output s3://}. */
     static int push(Path directory, S3Location to, S3OptionsMixin s3, PushOptions options,
                     ConvertProgressReporter.Mode mode, PrintWriter out, PrintWriter err, String command) {
-        try (TransferProgressReporter reporter = TransferProgressOption.reporter("push", mode)) {
+        try (TransferProgressReporter reporter = TransferOptionsMixin.reporter("push", mode)) {
             return push(directory, to, s3, options, reporter, out, err, command);
         }
     }

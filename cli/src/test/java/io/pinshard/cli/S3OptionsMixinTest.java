@@ -141,7 +141,7 @@ class S3OptionsMixinTest {
         new CommandLine(push).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("dir", "s3://b/p",
             "--s3-endpoint", "http://127.0.0.1:9", "--s3-path-style",
             "--s3-max-attempts", "3", "--s3-chunked-encoding", "off");
-        S3Settings settings = push.s3.settings();
+        S3Settings settings = push.transfer.s3.settings();
         assertEquals(Optional.of(URI.create("http://127.0.0.1:9")), settings.endpoint());
         assertTrue(settings.pathStyle());
         assertEquals(3, settings.maxAttempts());

@@ -74,7 +74,7 @@ public final class Loader implements AutoCloseable {
     /** The state the epochs, workers and prefetcher share; its monitor orders epoch starts, stops and close. */
     private final LoaderControl control;
     private final Epoch[] epochs;
-    /** For a streamed dataset (else null): fetches shards ahead of the workers within the cache limit. */
+    /** For a dataset whose source fetches shards (else null): fetches them ahead of the workers within its limit. */
     private final ShardPrefetcher prefetcher;
     /** Registered with {@link LoaderEvents} from open to close. */
     private final Supplier<LoaderSnapshot> snapshots = this::snapshot;
@@ -90,9 +90,8 @@ public final class Loader implements AutoCloseable {
             firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
         }
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
-        if (dataset.isStreamed()) {
-            ShardPrefetcher.check(dataset, options); // before anything is made: random order over a large dataset
-        }
+        // Before anything is made: random order over a dataset larger than its cache (a local one has no limit).
+        ShardPrefetcher.check(dataset, options);
         // A closed dataset is refused here, naming it. Shapes, codecs and channel counts need no walk over the
         // records: Dataset.open checked every entry, and each read checks its entry again.
         dataset.acquire();
@@ -123,7 +122,7 @@ public final class Loader implements AutoCloseable {
         this.epochs = new Epoch[] {
             new Epoch(control, run, ring, dataset, options, dataWait),
             new Epoch(control, run, ring, dataset, options, dataWait)};
-        this.prefetcher = dataset.isStreamed() ? new ShardPrefetcher(control, dataset, options, firstRecord) : null;
+        this.prefetcher = ShardPrefetcher.forDataset(control, dataset, options, firstRecord);
         if (prefetcher != null) {
             control.followedBy(prefetcher.thread());
             prefetcher.start();

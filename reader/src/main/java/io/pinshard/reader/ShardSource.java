@@ -4,11 +4,12 @@ import io.pinshard.format.DatasetManifest;
 import java.nio.file.Path;
 
 /**
- * Where a dataset's manifest and shard files come from. A local directory has every shard at hand
- * ({@link #local()}: {@link Dataset} maps them all at open, as it always has); a remote store such as S3 makes a
- * shard local on demand ({@link #acquire}: downloaded into a verified cache) and lets it go again
- * ({@link #release}), so a dataset larger than the disk can stream through a bounded cache. The loader calls
- * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/streaming.md).
+ * Where a dataset's manifest and shard files come from. A local directory ({@link LocalShardSource}) has every shard
+ * at hand ({@link #local()}: {@link Dataset} maps them all at open, or each on use within a mapping bound); a remote
+ * store such as S3 makes a shard local on demand ({@link #acquire}: downloaded into a verified cache) and lets it go
+ * again ({@link #release}), so a dataset larger than the disk can stream through a bounded cache. The loader calls
+ * {@code acquire} ahead of its workers, in the order its sampler will read the shards (see docs/streaming.md). What
+ * every implementation promises is checked by one suite, {@code ShardSourceContract} (reader's tests), per source.
  *
  * <p>Implementations are thread-safe: the loader's fetch threads and its workers may acquire shards at once.
  */
@@ -60,7 +61,8 @@ public interface ShardSource extends AutoCloseable {
     /**
      * How many shards the loader's prefetcher fetches at once ({@link #acquire} from that many fetch threads; a
      * worker that finds its shard missing may add one more): a remote store serves requests in parallel, and
-     * several in flight hide its latency. 1 unless the source says otherwise.
+     * several in flight hide its latency. 1 unless the source says otherwise; 0 from a source whose shards are all
+     * local files ({@link LocalShardSource}): nothing to fetch ahead, so the loader starts no prefetcher.
      */
     default int fetchConcurrency() {
         return 1;

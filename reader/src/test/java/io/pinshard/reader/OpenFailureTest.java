@@ -35,7 +35,7 @@ class OpenFailureTest {
     void checkedMapFailedAtShardKClosesTheShardsBeforeIt() {
         List<MappedShard> opened = new ArrayList<>();
         int failAt = 3;
-        Throwable thrown = assertThrows(Throwable.class, () -> Dataset.open(dir, true, Dataset.MapBudget.UNLIMITED,
+        Throwable thrown = assertThrows(Throwable.class, () -> Dataset.open(LocalShardSource.open(dir), true, MapBudget.UNLIMITED,
             (file, name, crc, limits) -> {
                 if (opened.size() == failAt) {
                     LangUtil.rethrowUnchecked(new IOException("Map failed")); // what FileChannel.map throws
@@ -55,7 +55,7 @@ class OpenFailureTest {
     void anErrorAtShardKClosesTheShardsBeforeIt() {
         List<MappedShard> opened = new ArrayList<>();
         OutOfMemoryError oom = new OutOfMemoryError("injected");
-        Throwable thrown = assertThrows(Throwable.class, () -> Dataset.open(dir, true, Dataset.MapBudget.UNLIMITED,
+        Throwable thrown = assertThrows(Throwable.class, () -> Dataset.open(LocalShardSource.open(dir), true, MapBudget.UNLIMITED,
             (file, name, crc, limits) -> {
                 if (opened.size() == 2) {
                     throw oom;
@@ -71,24 +71,24 @@ class OpenFailureTest {
     @Test
     void tooFewMappingsLeftForTheBoundIsRefusedBeforeMapping() {
         List<MappedShard> opened = new ArrayList<>();
-        Dataset.ShardOpener recording = (file, name, crc, limits) -> {
+        ShardOpener recording = (file, name, crc, limits) -> {
             MappedShard shard = MappedShard.open(file, name, crc, limits);
             opened.add(shard);
             return shard;
         };
         // A kernel allowing one mapping fewer than the shards beyond what the process holds and the JVM's headroom;
         // half of that (what a bound may take) is below the bound's minimum. (BoundedMappingTest: a bound that fits.)
-        Dataset.MapBudget tight = new Dataset.MapBudget(1000 + Dataset.MapBudget.JVM_HEADROOM + shards - 1, 1000);
+        MapBudget tight = new MapBudget(1000 + MapBudget.JVM_HEADROOM + shards - 1, 1000);
         assertTrue((shards - 1) / 2 < MappingBound.MIN_LIMIT, "the test needs fewer shards, got " + shards);
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Dataset.open(dir, true, tight,
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Dataset.open(LocalShardSource.open(dir), true, tight,
             recording));
         assertTrue(opened.isEmpty(), "nothing may be mapped before the refusal");
         String message = e.getMessage();
         assertTrue(message.contains("vm.max_map_count") && message.contains(Integer.toString(shards))
             && message.contains(Long.toString(tight.maxMapCount())), message);
         // With exactly enough room every shard is mapped at open.
-        Dataset.MapBudget enough = new Dataset.MapBudget(1000 + Dataset.MapBudget.JVM_HEADROOM + shards, 1000);
-        try (Dataset dataset = Dataset.open(dir, true, enough, recording)) {
+        MapBudget enough = new MapBudget(1000 + MapBudget.JVM_HEADROOM + shards, 1000);
+        try (Dataset dataset = Dataset.open(LocalShardSource.open(dir), true, enough, recording)) {
             assertEquals(shards, opened.size());
             assertEquals(Integer.MAX_VALUE, dataset.mappingLimit());
         }
@@ -96,8 +96,8 @@ class OpenFailureTest {
 
     @Test
     void thisMachinesBudgetIsRead() {
-        Dataset.MapBudget budget = Dataset.MapBudget.current();
-        if (budget != Dataset.MapBudget.UNLIMITED) {
+        MapBudget budget = MapBudget.current();
+        if (budget != MapBudget.UNLIMITED) {
             assertTrue(budget.maxMapCount() > 0 && budget.inUse() > 0, budget.toString());
             assertFalse(budget.inUse() > budget.maxMapCount(), budget.toString());
         }

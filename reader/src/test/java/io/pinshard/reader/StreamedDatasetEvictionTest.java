@@ -72,7 +72,7 @@ class StreamedDatasetEvictionTest {
         TestImages.writeDataset(dir, 48, 1024);
         CountingSource source = new CountingSource(dir);
         Dataset dataset = Dataset.open(source);
-        assertTrue(dataset.isStreamed());
+        assertEquals(1, dataset.fetchConcurrency(), "a source that fetches");
         assertTrue(dataset.shardCount() >= 4, "shards: " + dataset.shardCount());
         assertFalse(dataset.isLoaded(0));
         List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -132,7 +132,7 @@ class StreamedDatasetEvictionTest {
         }
         dataset.close();
         assertTrue(source.closed.get());
-        IllegalStateException closed = assertThrows(IllegalStateException.class, () -> dataset.load(0));
+        IllegalStateException closed = assertThrows(IllegalStateException.class, () -> dataset.shard(0));
         assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
     }
 

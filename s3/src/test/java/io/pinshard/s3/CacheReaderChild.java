@@ -41,7 +41,7 @@ public final class CacheReaderChild {
                          dataset.manifest().shards().get(shard))); tries++) {
                     shard = random.nextInt(dataset.shardCount()); // rather one that needs a download
                 }
-                dataset.load(shard);
+                dataset.shard(shard);
                 for (long r = dataset.firstRecordOf(shard); r < dataset.firstRecordOf(shard + 1); r++) {
                     if (!dataset.record(r, view).payloadIntact(crc)) {
                         System.out.println("corrupt record " + r + " in " + view.shard().path());

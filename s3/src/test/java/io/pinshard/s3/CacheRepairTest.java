@@ -80,7 +80,7 @@ class CacheRepairTest {
         Path cached;
         S3ShardSource warm = source(location, cache);
         try (Dataset remote = Dataset.open(warm)) {
-            remote.load(0);
+            remote.shard(0);
             first = remote.manifest().shards().get(0);
             cached = warm.cache().shardFile(first);
         }
@@ -122,11 +122,11 @@ class CacheRepairTest {
             ShardFormatException found = new ShardFormatException(Kind.CHECKSUM_MISMATCH, remote.location(),
                 first.file(), 3, "payload CRC32C does not match the index", null);
 
-            MappedShard mapped = remote.load(0);
+            MappedShard mapped = remote.shard(0);
             damage(cached);
             assertNull(remote.refetchCorrupt(0, mapped, found), "the first time: read it again");
             assertFalse(Files.exists(cached), "the bad copy is gone from the cache");
-            mapped = remote.load(0);
+            mapped = remote.shard(0);
             assertEquals(2, source.downloads(0));
             assertArrayEquals(object, Files.readAllBytes(cached), "a new copy of the object");
 

@@ -66,7 +66,7 @@ class StreamedDatasetTest {
         System.setProperty("aws.accessKeyId", S3TestServer.ACCESS_KEY);
         System.setProperty("aws.secretAccessKey", S3TestServer.SECRET_KEY);
         try (Dataset remote = Dataset.open(location.toString(), options); Dataset here = Dataset.open(local)) {
-            assertTrue(remote.isStreamed());
+            assertTrue(remote.fetchConcurrency() > 0, "streamed: its shards are fetched");
             assertEquals(here.size(), remote.size());
             RecordView a = new RecordView();
             RecordView b = new RecordView();
@@ -86,7 +86,7 @@ class StreamedDatasetTest {
     void everyRecordReadsAsFromTheLocalCopyAndTheCacheHoldsOnlyVerifiedShards() throws Exception {
         Path cache = temp.resolve("cache-records");
         try (Dataset remote = open(cache, Long.MAX_VALUE); Dataset here = Dataset.open(local)) {
-            assertTrue(remote.isStreamed());
+            assertTrue(remote.fetchConcurrency() > 0, "streamed: its shards are fetched");
             assertEquals(here.size(), remote.size());
             assertTrue(here.shardCount() >= 6, "the test needs several shards: " + here.shardCount());
             assertFalse(remote.isLoaded(0), "nothing is fetched at open");
@@ -166,7 +166,7 @@ class StreamedDatasetTest {
         System.setProperty("aws.secretAccessKey", S3TestServer.SECRET_KEY);
         try (Dataset dataset = Dataset.open(location.toString(), Map.of("endpoint", server.endpoint().toString(),
                 "pathStyle", "true", "region", "us-east-1", "cacheDir", temp.resolve("cache-spi").toString()))) {
-            assertTrue(dataset.isStreamed());
+            assertTrue(dataset.fetchConcurrency() > 0, "streamed: its shards are fetched");
             assertEquals(RECORDS, dataset.size());
             assertEquals("img/7", dataset.record(7, new RecordView()).key());
         } finally {

@@ -312,7 +312,7 @@ public final class S3StreamBench {
                     fetched, (double) fetched / total));
             }
             cpu.add(before, nanos);
-            if (dataset.isStreamed()) {
+            if (dataset.fetchConcurrency() > 0) { // fetched, not local: the run's total
                 rows.add(String.format(Locale.ROOT, "| %s | all |  | %d | %.2f |", what, dataset.bytesFetched(),
                     (double) dataset.bytesFetched() / total));
             }

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Keeps a streamed dataset's shards ({@link Dataset#isStreamed()}) mapped ahead of a loader's workers, within the
+ * Keeps a streamed dataset's shards (those its source fetches: {@link Dataset#fetchConcurrency()}) mapped ahead of a loader's workers, within the
  * source's cache limit. It replays this rank's epoch order on a plan of its own (the same function of seed, epoch
  * and options as the workers' {@link io.pinshard.loader.sample.EpochPlan}) as a list of runs: consecutive samples from one shard, which in
  * quasi-random order are whole shard-local windows (interleaved windows: a run spans its group). From the consumer's next batch on, through the next epoch (which
@@ -71,7 +71,7 @@ public final class ShardPrefetcher implements Runnable {
     private final Thread thread;
     private volatile boolean stopped;
 
-    public ShardPrefetcher(LoaderControl control, Dataset dataset, LoaderOptions options, long[] firstRecord) {
+    private ShardPrefetcher(LoaderControl control, Dataset dataset, LoaderOptions options, long[] firstRecord) {
         this.control = control;
         this.dataset = dataset;
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
@@ -94,6 +94,15 @@ public final class ShardPrefetcher implements Runnable {
         });
         pool.prestartAllCoreThreads(); // started once here, not on the first fetch of some epoch
         this.fetchers = pool;
+    }
+
+    /**
+     * A prefetcher for {@code dataset}, not started; null when its source has nothing to fetch ({@link
+     * Dataset#fetchConcurrency()} 0: every shard a local file).
+     */
+    public static ShardPrefetcher forDataset(LoaderControl control, Dataset dataset, LoaderOptions options,
+                                             long[] firstRecord) {
+        return dataset.fetchConcurrency() == 0 ? null : new ShardPrefetcher(control, dataset, options, firstRecord);
     }
 
     /**
@@ -274,7 +283,7 @@ public final class ShardPrefetcher implements Runnable {
         int outcome = IDLE;
         try {
             if (!stopped) {
-                dataset.load(shard);
+                dataset.shard(shard);
             }
         } catch (RuntimeException e) {
             if (!stopped && !dataset.isClosed()) {
