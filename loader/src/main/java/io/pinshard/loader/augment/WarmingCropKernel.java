@@ -18,7 +18,8 @@ final class WarmingCropKernel implements CropKernel {
 
     /**
      * The kernel a loader's worker gets (called reflectively by {@link CropResizer}, as the class needs the vector
-     * module): this warming kernel, or the {@link VectorCropResizer} itself where {@link VectorWarmUp#PROPERTY} is false.
+     * module): this warming kernel, or the {@link VectorCropResizer} itself where {@link VectorWarmUp#PROPERTY} is
+     * false.
      */
     public static CropKernel forLoader(int crop, PixelFormat pixels) {
         return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels) : new VectorCropResizer(crop, pixels);
