@@ -10,8 +10,8 @@ byte the way `pinshard verify` does (section 12: all checksums and zero runs), a
 PATH is a shard file or a dataset directory (one holding manifest.json). Without --json it prints a
 readable listing; with --json one JSON object per line: a record
 {"file", "record", "key", "label", "class", "codec", "height", "width", "channels", "payloadOffset",
-"payloadLength", "pixelsCrc32c"} (pixelsCrc32c: CRC32C of the decoded raw/lz4 pixels as 8 hex digits,
-null for jpeg, whose frame size is checked instead) plus, for a format 1.1 shard with fields (section 17),
+"payloadLength", "pixelsCrc32c"} (pixelsCrc32c: CRC32C of the decoded raw/lz4/yuv420 pixels, yuv420 as
+RGB, as 8 hex digits, null for jpeg, whose frame size is checked instead) plus, for a format 1.1 shard with fields (section 17),
 "fields": {name: value} (utf8 a string, json the parsed value or null when empty, bytes as hex, numbers as
 a list), or an error {"file", "error"}.
 Exit status: 0 all intact, 1 something is corrupt, 2 usage error.
@@ -34,7 +34,7 @@ MAX_SIDE = 65535
 MAX_DECODED = 2**31 - 65
 MIN_ALIGNMENT = 64
 MAX_ALIGNMENT = 2**20
-CODECS = {0: "raw", 1: "lz4", 2: "jpeg"}
+CODECS = {0: "raw", 1: "lz4", 2: "jpeg", 3: "yuv420"}
 # Field types (SPEC.md section 17): id -> (name, element bytes, struct code or None for byte strings)
 FIELD_TYPES = {1: ("utf8", 1, None), 2: ("bytes", 1, None), 3: ("json", 1, None),
                4: ("int32", 4, "i"), 5: ("int64", 8, "q"), 6: ("float32", 4, "f")}
@@ -142,6 +142,35 @@ def lz4_block_decompress(src, size):
     if len(dst) != size:
         raise Corrupt("lz4 block decompresses to %d bytes, the index says %d" % (len(dst), size))
     return bytes(dst)
+
+
+def yuv420_length(height, width):
+    """Section 6: a Y plane of height x width, then Cb and Cr planes of ceil(height/2) x ceil(width/2)."""
+    return height * width + 2 * ((height + 1) // 2) * ((width + 1) // 2)
+
+
+def yuv420_to_rgb(payload, height, width):
+    """Section 6: BT.601 full range (JFIF) in 16-bit fixed point, chroma replicated over its 2x2 block."""
+    chroma_width = (width + 1) // 2
+    cb_at = height * width
+    cr_at = cb_at + ((height + 1) // 2) * chroma_width
+    red = [(91881 * (c - 128) + 32768) >> 16 for c in range(256)]
+    blue = [(116130 * (c - 128) + 32768) >> 16 for c in range(256)]
+    out = bytearray(height * width * 3)
+    clamp = bytes(min(255, max(0, v)) for v in range(-512, 768))  # clamp[v + 512]
+    at = 0
+    for y in range(height):
+        row = y * width
+        chroma_row = (y // 2) * chroma_width
+        for x in range(width):
+            lum = payload[row + x]
+            cb = payload[cb_at + chroma_row + x // 2] - 128
+            cr = payload[cr_at + chroma_row + x // 2] - 128
+            out[at] = clamp[lum + red[cr + 128] + 512]
+            out[at + 1] = clamp[lum + ((-22554 * cb - 46802 * cr + 32768) >> 16) + 512]
+            out[at + 2] = clamp[lum + blue[cb + 128] + 512]
+            at += 3
+    return bytes(out)
 
 
 def jpeg_frame(data):
@@ -376,6 +405,10 @@ def read_shard(data, classes=None, fields=None):
             raise Corrupt(where + "lz4 payload is longer than any block of %d bytes" % decoded)
         if codec == 1 and decoded > 255 * length:
             raise Corrupt(where + "lz4 payload of %d bytes cannot decode to %d bytes" % (length, decoded))
+        if codec == 3 and channels != 3:
+            raise Corrupt(where + "yuv420 records decode to 3 channels, not %d" % channels)
+        if codec == 3 and length != yuv420_length(height, width):
+            raise Corrupt(where + "yuv420 payload length %d is not %d" % (length, yuv420_length(height, width)))
         if label < -1:
             raise Corrupt(where + "label %d is negative" % label)
         if classes and label >= len(classes):
@@ -396,6 +429,8 @@ def read_shard(data, classes=None, fields=None):
             pixels_crc = crc32c(payload)
         elif codec == 1:
             pixels_crc = crc32c(lz4_block_decompress(payload, decoded))
+        elif codec == 3:
+            pixels_crc = crc32c(yuv420_to_rgb(payload, height, width))
         else:
             frame = jpeg_frame(payload)
             if frame[0:2] != (height, width) or frame[2] not in (1, 3, 4):

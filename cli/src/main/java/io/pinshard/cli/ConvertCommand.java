@@ -45,7 +45,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "convert", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Convert images into a pinshard dataset: every image resized to the same shorter side, RGB uint8,"
-        + " stored raw, lz4 or jpeg. Output is byte-identical whatever --workers is; a killed run resumes when"
+        + " stored raw, lz4, jpeg or yuv420. Output is byte-identical whatever --workers is; a killed run resumes when"
         + " the same command is run again.",
         "INPUT is an image folder tree (first-level folders are the classes, sorted by name), a manifest"
         + " (.csv or .jsonl of path,label rows; relative paths from the manifest's folder and never outside it"
@@ -145,7 +145,8 @@ final class ConvertCommand implements Callable<Integer> {
     long maxPixels;
 
     @Option(names = "--codec", paramLabel = "CODEC", defaultValue = "auto",
-        description = "raw, lz4, jpeg or auto (lz4 where it saves at least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
+        description = "raw, lz4, jpeg, yuv420 (planar YUV 4:2:0, half of raw's bytes) or auto (lz4 where it saves at"
+            + " least 10 %%, else raw). Default: ${DEFAULT-VALUE}.")
     String codec;
 
     @Option(names = "--jpeg-quality", paramLabel = "Q", defaultValue = "" + ConvertOptions.DEFAULT_JPEG_QUALITY,

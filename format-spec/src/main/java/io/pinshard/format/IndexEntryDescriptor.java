@@ -135,6 +135,9 @@ public final class IndexEntryDescriptor {
         if (length == 0) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "payload is empty");
         }
+        if (codec == Codec.YUV420) {
+            Yuv420Descriptor.checkEntry(height, width, channels, length);
+        }
         if (codec == Codec.RAW && length != decoded) {
             throw new ShardFormatException(Kind.BAD_INDEX_ENTRY, "raw payload holds " + length
                 + " bytes but " + height + "x" + width + "x" + channels + " needs " + decoded);

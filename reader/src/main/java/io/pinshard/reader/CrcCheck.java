@@ -5,8 +5,9 @@ import io.pinshard.format.Codec;
 /**
  * When a payload's CRC32C is checked before decoding. {@link #AUTO}, the default, checks compressed
  * payloads (jpeg, lz4), where the checksum costs little next to decoding and a changed byte would otherwise
- * decode to plausible garbage; raw payloads are copied or cropped at memory speed, where a checksum costs a
- * noticeable share (docs/loader.md gives the measured figures), so AUTO leaves them to {@code verify}.
+ * decode to plausible garbage; uncompressed payloads (raw, yuv420) are copied or cropped at memory speed, where a
+ * checksum costs a noticeable share (docs/loader.md gives the measured figures), so AUTO leaves them to
+ * {@code verify}.
  */
 public enum CrcCheck {
     /** Compressed codecs (jpeg, lz4) only. */
@@ -18,7 +19,7 @@ public enum CrcCheck {
 
     /** Whether payloads of {@code codec} are checked. */
     public boolean checks(Codec codec) {
-        return this == ALWAYS || (this == AUTO && codec != Codec.RAW);
+        return this == ALWAYS || (this == AUTO && !codec.isUncompressed());
     }
 
     /** Lower-case name for the command line and bench output. */

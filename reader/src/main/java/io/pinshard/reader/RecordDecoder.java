@@ -1,10 +1,12 @@
 package io.pinshard.reader;
 
+import io.pinshard.format.Bt601;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.JpegFrame;
 import io.pinshard.format.ShardFormatException;
 import io.pinshard.format.ShardFormatException.Kind;
+import io.pinshard.format.Yuv420Descriptor;
 import io.pinshard.jpeg.JpegDecoding;
 import io.pinshard.jpeg.OpenCvJpegDecoder;
 import io.pinshard.jpeg.RegionDecoder;
@@ -21,7 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The one home of record decoding, for callers ({@link #decode}) and the loader's workers alike: a record's
  * payload to uint8 pixels (height x width x channels), with the CRC32C check its {@link CrcCheck} asks for,
- * the LZ4 length checks and the JPEG frame check.
+ * the LZ4 length checks and the JPEG frame check; yuv420 planes to RGB ({@link Bt601}).
  *
  * <p>Compressed payloads are first copied out of the mapping with a JVM-guarded copy into scratch this
  * decoder owns ({@link #readPayload}); the CRC, LZ4 (JNI) and libjpeg then read only that copy. Native code
@@ -49,6 +51,11 @@ public final class RecordDecoder implements AutoCloseable {
     private ByteBuffer payloadMemory;
     private ByteBuffer decodedMemory;
     private JpegDecoding jpeg;
+    /** A yuv420 record's rows (luma, chroma, RGB) on their way to RGB; grown to the widest record decoded. */
+    private byte[] yuvLuma;
+    private byte[] yuvCb;
+    private byte[] yuvCr;
+    private byte[] yuvRow;
 
     /** @param checkCrc true for {@link CrcCheck#ALWAYS}, false for {@link CrcCheck#NEVER} */
     public RecordDecoder(boolean checkCrc) {
@@ -133,7 +140,33 @@ public final class RecordDecoder implements AutoCloseable {
                     throw record.corrupt(Kind.UNDECODABLE_PAYLOAD, problem);
                 }
             }
+            case YUV420 -> decodeYuv420(record, readPayload(record), address);
             default -> throw new IllegalStateException("unreachable: validated codec " + record.codec());
+        }
+    }
+
+    /** The yuv420 payload {@link #readPayload} copied to {@code source}, row by row to RGB at {@code address}. */
+    private void decodeYuv420(RecordView record, long source, long address) {
+        int height = record.height();
+        int width = record.width();
+        int rowBytes = width * Yuv420Descriptor.CHANNELS;
+        if (yuvRow == null || yuvRow.length < rowBytes) {
+            yuvRow = new byte[rowBytes];
+            yuvLuma = new byte[width];
+            yuvCb = new byte[(int) Yuv420Descriptor.chromaWidth(width)];
+            yuvCr = new byte[yuvCb.length];
+        }
+        int chromaWidth = (int) Yuv420Descriptor.chromaWidth(width);
+        int cb = (int) Yuv420Descriptor.cbOffset(height, width);
+        int cr = (int) Yuv420Descriptor.crOffset(height, width);
+        addressView.wrap(source, record.payloadLength());
+        UnsafeBuffer out = scratchView(address, record.decodedBytes());
+        for (int y = 0; y < height; y++) {
+            addressView.getBytes(y * width, yuvLuma, 0, width);
+            addressView.getBytes(cb + (y >> 1) * chromaWidth, yuvCb, 0, chromaWidth);
+            addressView.getBytes(cr + (y >> 1) * chromaWidth, yuvCr, 0, chromaWidth);
+            Bt601.decodeRow(yuvLuma, 0, yuvCb, 0, yuvCr, 0, 0, width, yuvRow, 0);
+            out.putBytes(y * rowBytes, yuvRow, 0, rowBytes);
         }
     }
 

@@ -1,11 +1,13 @@
 package io.pinshard.writer;
 
+import io.pinshard.format.Bt601;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.FieldsSectionPlacement;
 import io.pinshard.format.Json;
 import io.pinshard.format.ShardLayout;
+import io.pinshard.format.Yuv420Descriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -126,7 +128,8 @@ public final class DatasetWriter implements AutoCloseable {
 
     /**
      * Appends uint8 pixels (height x width x channels, row-major) stored as {@code storeAs}, which
-     * must be {@link Codec#RAW} or {@link Codec#LZ4}; LZ4 compression happens here.
+     * must be {@link Codec#RAW}, {@link Codec#LZ4} or {@link Codec#YUV420} (RGB only); LZ4 compression and the
+     * conversion to YUV 4:2:0 ({@link Bt601}) happen here.
      */
     public void appendPixels(DirectBuffer pixels, int offset, int height, int width, int channels, int label,
                              String key, Codec storeAs) throws IOException {
@@ -150,7 +153,12 @@ public final class DatasetWriter implements AutoCloseable {
                 int compressed = compressLz4(pixels, offset, length);
                 appendPayload(Codec.LZ4, compressView, 0, compressed, height, width, channels, label, key, fields);
             }
-            default -> throw new IllegalArgumentException("appendPixels stores raw or lz4, not " + storeAs
+            case YUV420 -> {
+                byte[] planes = toYuv420(pixels, offset, length, height, width, channels, key);
+                appendPayload(Codec.YUV420, new UnsafeBuffer(planes), 0, planes.length, height, width, channels, label,
+                    key, fields);
+            }
+            default -> throw new IllegalArgumentException("appendPixels stores raw, lz4 or yuv420, not " + storeAs
                 + "; encode JPEG bytes first and use appendPayload");
         }
     }
@@ -250,6 +258,19 @@ public final class DatasetWriter implements AutoCloseable {
         shards.add(entry);
         bytes += summary.bytes();
         shardListener.accept(entry);
+    }
+
+    /** The RGB image's yuv420 payload ({@link Bt601#encode}). */
+    private static byte[] toYuv420(DirectBuffer pixels, int offset, int length, int height, int width, int channels,
+                                   String key) {
+        if (channels != Yuv420Descriptor.CHANNELS) {
+            throw new IllegalArgumentException("yuv420 stores RGB images; " + key + " has " + channels + " channels");
+        }
+        byte[] rgb = new byte[length];
+        pixels.getBytes(offset, rgb);
+        byte[] planes = new byte[(int) Yuv420Descriptor.payloadLength(height, width)];
+        Bt601.encode(rgb, 0, height, width, planes, 0);
+        return planes;
     }
 
     private int compressLz4(DirectBuffer pixels, int offset, int length) {

@@ -13,6 +13,12 @@ public interface CropKernel {
      */
     boolean resizeInto(long image, long step, CropBox box, long destination);
 
+    /**
+     * As {@link #resizeInto} for a yuv420 image: each box row is converted to RGB as the kernel reads it, so the crop
+     * and the colour conversion are one pass; false, writing nothing, when the kernel refuses the box.
+     */
+    boolean resizeInto(Yuv420Rows image, CropBox box, long destination);
+
     /** The kernel's last step: finished uint8 rows to the destination's format (also for OpenCV's crops). */
     PixelRows rows();
 }

@@ -99,6 +99,14 @@ public final class CropResizer implements AutoCloseable {
     }
 
     /**
+     * The vector kernel's crop of a yuv420 image, converted to RGB row by row as it is read: false when there is no
+     * kernel or it refuses the box (the caller then converts the box's rows and gives them to {@link #resizeWithOpenCv}).
+     */
+    public boolean resizeWithKernel(Yuv420Rows image, CropBox box, long destination) {
+        return kernel != null && kernel.resizeInto(image, box, destination);
+    }
+
+    /**
      * OpenCV's part of {@link #resizeInto}. Native code: the source must not be a mapping (a truncated file would
      * crash it), and a shared destination gets a guarded copy of OpenCV's private output.
      */

@@ -37,6 +37,8 @@ final class ScalarCropResizer implements CropKernel {
     private final byte[] outputRow;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
+    /** The yuv420 image of the crop in progress, or null when it reads RGB from {@link #source}. */
+    private Yuv420Rows yuv;
 
     ScalarCropResizer(int crop, PixelFormat pixels) {
         this.crop = crop;
@@ -64,6 +66,26 @@ final class ScalarCropResizer implements CropKernel {
         if (box.width > maxBoxWidth) {
             return false;
         }
+        long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
+        source.wrap(image, Math.toIntExact(lastByte));
+        yuv = null;
+        resize(box, step, destination);
+        return true;
+    }
+
+    @Override
+    public boolean resizeInto(Yuv420Rows image, CropBox box, long destination) {
+        if (box.width > maxBoxWidth) {
+            return false;
+        }
+        yuv = image;
+        resize(box, 0, destination);
+        yuv = null;
+        return true;
+    }
+
+    /** The crop of {@code box} once the source is set ({@link #source}, or {@link #yuv}'s rows converted to RGB). */
+    private void resize(CropBox box, long step, long destination) {
         BilinearAxis.fill(column, columnWeight, box.width, crop);
         BilinearAxis.fill(row, rowWeight, box.height, crop);
         for (int k = 0, pixel = 0; pixel < crop; pixel++) {
@@ -73,8 +95,6 @@ final class ScalarCropResizer implements CropKernel {
                 rightWeight[k] = columnWeight[from];
             }
         }
-        long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
-        source.wrap(image, Math.toIntExact(lastByte));
         target.wrap(destination, Math.toIntExact(rows.imageBytes()));
         Arrays.fill(resizedTag, -1);
         for (int y = 0; y < crop; y++) {
@@ -91,7 +111,6 @@ final class ScalarCropResizer implements CropKernel {
             }
             rows.writeRow(outputRow, y, target);
         }
-        return true;
     }
 
     /** Box row {@code r}, horizontally resized: from the two-row cache, or read and resized into its older slot. */
@@ -104,8 +123,12 @@ final class ScalarCropResizer implements CropKernel {
         int slot = resizedTag[0] == r - 1 ? 1 : 0; // keep the row just above: the next output row may blend it
         byte[] into = resized[slot];
         resizedTag[slot] = r;
-        source.getBytes(Math.toIntExact((box.y + r) * step + (long) box.x * CHANNELS), sourceRow, 0,
-            box.width * CHANNELS);
+        if (yuv != null) {
+            yuv.rgbRow(box.y + r, box.x, box.width, sourceRow, 0);
+        } else {
+            source.getBytes(Math.toIntExact((box.y + r) * step + (long) box.x * CHANNELS), sourceRow, 0,
+                box.width * CHANNELS);
+        }
         // a 1-pixel-wide box's right neighbours lie outside it, with weight 0: whatever sourceRow holds there (as the
         // vector kernel's window) counts for nothing
         for (int k = 0; k < values; k++) {

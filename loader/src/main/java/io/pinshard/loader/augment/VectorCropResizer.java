@@ -74,6 +74,8 @@ public final class VectorCropResizer implements CropKernel {
     private final VectorPixelRows rows;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
+    /** The yuv420 image of the crop in progress, or null when it reads RGB from {@link #source}. */
+    private Yuv420Rows yuv;
 
     public VectorCropResizer(int crop) {
         this(crop, PixelFormat.UINT8_NHWC);
@@ -135,9 +137,27 @@ public final class VectorCropResizer implements CropKernel {
         if (!accepts(box)) {
             return false;
         }
-        BilinearAxis.fill(row, rowWeight, box.height, crop);
         long lastByte = (long) (box.y + box.height - 1) * step + (long) (box.x + box.width) * CHANNELS;
         source.wrap(image, Math.toIntExact(lastByte));
+        yuv = null;
+        resize(box, step, destination);
+        return true;
+    }
+
+    @Override
+    public boolean resizeInto(Yuv420Rows image, CropBox box, long destination) {
+        if (!accepts(box)) {
+            return false;
+        }
+        yuv = image;
+        resize(box, 0, destination);
+        yuv = null;
+        return true;
+    }
+
+    /** The crop of {@code box} once the column tables are made and the source is set ({@link #source} or {@link #yuv}). */
+    private void resize(CropBox box, long step, long destination) {
+        BilinearAxis.fill(row, rowWeight, box.height, crop);
         target.wrap(destination, Math.toIntExact(rows.imageBytes()));
         Arrays.fill(resizedRowTag, -1);
         int boxRowBytes = box.width * CHANNELS;
@@ -153,7 +173,6 @@ public final class VectorCropResizer implements CropKernel {
                 rows.writeRow(outputRow, y, target);
             }
         }
-        return true;
     }
 
     /**
@@ -166,15 +185,22 @@ public final class VectorCropResizer implements CropKernel {
         if (resizedRowTag[slot] != r) {
             int first = Math.max(0, Math.min(r, box.height - 2));
             int second = Math.min(first + 1, box.height - 1);
-            source.getBytes(Math.toIntExact((box.y + first) * step + (long) box.x * CHANNELS), sourceRow, 0,
-                boxRowBytes);
-            source.getBytes(Math.toIntExact((box.y + second) * step + (long) box.x * CHANNELS), nextSourceRow, 0,
-                boxRowBytes);
+            sourceRow(box.y + first, box, step, boxRowBytes, sourceRow);
+            sourceRow(box.y + second, box, step, boxRowBytes, nextSourceRow);
             resizeRows(resizedRows[first & 3], resizedRows[(first + 1) & 3]);
             resizedRowTag[first & 3] = first;
             resizedRowTag[(first + 1) & 3] = second == first ? -1 : second;
         }
         return resizedRows[slot];
+    }
+
+    /** Image row {@code y}'s box columns as RGB bytes: copied from the image, or converted from yuv420 planes. */
+    private void sourceRow(int y, CropBox box, long step, int boxRowBytes, byte[] into) {
+        if (yuv != null) {
+            yuv.rgbRow(y, box.x, box.width, into, 0);
+        } else {
+            source.getBytes(Math.toIntExact(y * step + (long) box.x * CHANNELS), into, 0, boxRowBytes);
+        }
     }
 
     /** Rows in {@code sourceRow} and {@code nextSourceRow} at once: each block's tables are loaded once for both. */

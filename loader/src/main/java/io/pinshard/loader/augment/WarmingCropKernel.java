@@ -40,6 +40,14 @@ final class WarmingCropKernel implements CropKernel {
     }
 
     @Override
+    public boolean resizeInto(Yuv420Rows image, CropBox box, long destination) {
+        if (warmUp.done()) {
+            return vector.resizeInto(image, box, destination);
+        }
+        return vector.accepts(box) && scalar.resizeInto(image, box, destination);
+    }
+
+    @Override
     public PixelRows rows() {
         return vector.rows(); // OpenCV's crops: the same values as the scalar rows'
     }

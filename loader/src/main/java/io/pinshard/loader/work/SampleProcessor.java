@@ -11,6 +11,7 @@ import io.pinshard.jpeg.RegionDecoder;
 import io.pinshard.loader.augment.BoxTransform;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
+import io.pinshard.loader.augment.Yuv420Rows;
 import io.pinshard.loader.options.FieldSelection;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
@@ -19,6 +20,7 @@ import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordDecoder;
 import io.pinshard.reader.RecordView;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One worker's per-sample work: check, decode and crop one record into its place in a batch slot. Decoding,
@@ -28,7 +30,8 @@ import io.pinshard.reader.RecordView;
  * keeps the box at least the output size; else (or for CMYK streams) OpenCV decodes the whole image, at 1/2, 1/4 or 1/8 scale when
  * the crop box allows.
  * Raw payloads are cropped straight from the mapping by the vector kernel (which reads with guarded copies
- * only); when OpenCV has to do the crop, the box's rows are copied first. Scratch is sized from the dataset's
+ * only); when OpenCV has to do the crop, the box's rows are copied first. yuv420 payloads are cropped the same way,
+ * each box row converted to RGB as it is read ({@link Yuv420Rows}). Scratch is sized from the dataset's
  * largest records at open, which every read is re-checked against.
  *
  * <p>The caller holds the dataset's read guard ({@link Dataset#acquire()}) around {@link #process}.
@@ -45,6 +48,10 @@ public final class SampleProcessor implements AutoCloseable {
     /** The selected field of boxes, or -1. */
     private final int boxesField;
     private final BoxTransform boxTransform;
+    private final Yuv420Rows yuv = new Yuv420Rows();
+    /** One converted yuv420 box row on its way to OpenCV's scratch (grown to the widest box). */
+    private byte[] yuvRow = new byte[0];
+    private final UnsafeBuffer boxRow = new UnsafeBuffer(0, 0);
 
     public SampleProcessor(LoaderOptions options, Dataset dataset) {
         this.options = options;
@@ -54,7 +61,7 @@ public final class SampleProcessor implements AutoCloseable {
         // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them; libjpeg-turbo
         // decodes a jpeg box's region there (RGB: at most the whole image; grey records grow it once).
         long decoded = Math.max(Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW)),
-            dataset.maxDecodedBytes(Codec.JPEG));
+            Math.max(dataset.maxDecodedBytes(Codec.JPEG), dataset.maxDecodedBytes(Codec.YUV420)));
         this.decoder = new RecordDecoder(options.crcCheck(), payload, decoded);
         FieldSelection fields = options.fields();
         this.datasetFields = new int[fields.count()];
@@ -135,6 +142,7 @@ public final class SampleProcessor implements AutoCloseable {
                     resizer.resizeInto(pixels, step, channels, crop, destination);
                 }
                 case JPEG -> decodeJpegInto(record, crop, destination);
+                case YUV420 -> cropYuv420(record, crop, destination);
                 default -> throw new IllegalStateException("unreachable: validated codec " + codec);
             }
             RecordView.surfaceFaults(); // a fault in the vector kernel's guarded reads surfaces here, not later
@@ -158,6 +166,36 @@ public final class SampleProcessor implements AutoCloseable {
         long rows = decoder.decodeScratch(length);
         record.copyPayload(first, length, rows);
         resizer.resizeWithOpenCv(rows - first, step, channels, crop, destination);
+    }
+
+    /**
+     * yuv420 planes cropped straight from the mapping, each box row converted to RGB as the kernel reads it; when
+     * OpenCV has to do the crop, the box's rows are converted into scratch first (the box only, never the image).
+     */
+    private void cropYuv420(RecordView record, CropBox crop, long destination) {
+        if (options.crcCheck().checks(Codec.YUV420) && !record.payloadIntact(crc)) {
+            throw record.corrupt(Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
+        }
+        Yuv420Rows image = yuv.wrap(record.payloadAddress(), record.payloadLength(), record.height(), record.width());
+        if (resizer.resizeWithKernel(image, crop, destination)) {
+            return;
+        }
+        int step = crop.width * 3;
+        long rows = decoder.decodeScratch(step * crop.height);
+        for (int y = 0; y < crop.height; y++) {
+            image.rgbRow(crop.y + y, crop.x, crop.width, yuvRow(step), 0);
+            boxRow.wrap(rows + (long) y * step, step);
+            boxRow.putBytes(0, yuvRow, 0, step);
+        }
+        // Addressed as if the scratch were the whole image, rows step bytes apart, so the box lands on its start.
+        resizer.resizeWithOpenCv(rows - (long) crop.y * step - crop.x * 3L, step, 3, crop, destination);
+    }
+
+    private byte[] yuvRow(int bytes) {
+        if (yuvRow.length < bytes) {
+            yuvRow = new byte[bytes];
+        }
+        return yuvRow;
     }
 
     private void decodeJpegInto(RecordView record, CropBox crop, long destination) {

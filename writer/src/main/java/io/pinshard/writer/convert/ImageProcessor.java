@@ -20,7 +20,9 @@ import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_GRAY2BGR;
 import static org.bytedeco.opencv.global.opencv_imgproc.blendLinear;
 import static org.bytedeco.opencv.global.opencv_imgproc.cvtColor;
 
+import io.pinshard.format.Bt601;
 import io.pinshard.format.Codec;
+import io.pinshard.format.Yuv420Descriptor;
 import io.pinshard.jpeg.AlphaComposite;
 import io.pinshard.jpeg.AreaShrink;
 import io.pinshard.jpeg.JpegEncoder;
@@ -467,10 +469,15 @@ public final class ImageProcessor {
         }
     }
 
-    /** {@code raw} (RGB) as the raw record, or as one LZ4 block where the codec asks for it. */
+    /** {@code raw} (RGB) as the raw record, as one LZ4 block or as YUV 4:2:0 planes where the codec asks for it. */
     private ConvertedImage rawOrLz4(byte[] raw, int height, int width, long inputBytes) {
         if (options.codec() == OutputCodec.RAW) {
             return new ConvertedImage(Codec.RAW, raw, height, width, 3, inputBytes, null);
+        }
+        if (options.codec() == OutputCodec.YUV420) {
+            byte[] planes = new byte[(int) Yuv420Descriptor.payloadLength(height, width)];
+            Bt601.encode(raw, 0, height, width, planes, 0);
+            return new ConvertedImage(Codec.YUV420, planes, height, width, 3, inputBytes, null);
         }
         LZ4Compressor lz4 = Lz4.COMPRESSOR;
         byte[] block = new byte[lz4.maxCompressedLength(raw.length)];

@@ -70,7 +70,8 @@ class PythonReaderTest {
     @Test
     void independentReaderRejectsEveryChangedByteAndEveryTruncation(@TempDir Path dir) throws Exception {
         Map<String, String> damaged = new LinkedHashMap<>();
-        for (String name : List.of("raw-2x3.pinshard", "lz4-8x8.pinshard", "fields-dataset/shard-00000.pinshard")) {
+        for (String name : List.of("raw-2x3.pinshard", "lz4-8x8.pinshard", "yuv420-5x7.pinshard",
+            "fields-dataset/shard-00000.pinshard")) {
             byte[] shard = Files.readAllBytes(TestVectorCatalog.committedDirectory().resolve(name));
             for (int at = 0; at < shard.length; at++) {
                 byte[] changed = shard.clone();

@@ -3,6 +3,7 @@ package io.pinshard.writer.vectors;
 import static io.pinshard.writer.vectors.VectorRecord.jpeg;
 import static io.pinshard.writer.vectors.VectorRecord.lz4;
 import static io.pinshard.writer.vectors.VectorRecord.raw;
+import static io.pinshard.writer.vectors.VectorRecord.yuv420;
 
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.FieldSchema;
@@ -73,6 +74,10 @@ public final class TestVectorCatalog {
         new TestVector("gray-raw.pinshard", false, ALIGN, List.of("zero", "one"), ONE_SHARD, 1, List.of(
             raw("digits/0.png", 0, 4, 4, 1, new PixelRamp(0x00, 0x40, 0x10, 0)),
             lz4("digits/1.png", 1, 16, 16, 1, new PixelRamp(0, 0, 16, 0))), List.of()),
+        new TestVector("yuv420-5x7.pinshard", false, ALIGN, List.of("cat", "dog"), ONE_SHARD, 1, List.of(
+            yuv420("cats/0006.png", 0, 5, 7, new PixelRamp(0x10, 0x30, 0x18, 0x40)),
+            yuv420("dogs/0006.png", 1, 1, 1, new PixelRamp(0xF0, 0, 0, -0x70)),
+            yuv420("dogs/0007.png", 1, 2, 4, new PixelRamp(0xFF, -0x60, -0x20, -0x50))), List.of()),
         new TestVector("fields-dataset", true, ALIGN, List.of("cat", "dog"), ONE_SHARD, 1, List.of(
             raw("cats/0005.png", 0, 2, 2, 3, new PixelRamp(0x30, 0x20, 0x08, 0x01)).withFields(
                 "a cat on a mat", "{\"licence\":\"cc-by\",\"url\":\"http://x/1\"}", new byte[] {(byte) 0xca, (byte) 0xfe},

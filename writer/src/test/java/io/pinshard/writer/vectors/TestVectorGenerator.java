@@ -101,7 +101,7 @@ public final class TestVectorGenerator {
             writer.appendPayload(Codec.JPEG, new UnsafeBuffer(jpeg), 0, jpeg.length, record.height(), record.width(),
                 record.channels(), record.label(), record.key(), values);
         } else {
-            writer.appendPixels(new UnsafeBuffer(record.pixels()), 0, record.height(), record.width(),
+            writer.appendPixels(new UnsafeBuffer(record.sourcePixels()), 0, record.height(), record.width(),
                 record.channels(), record.label(), record.key(), record.codec(), values);
         }
     }
