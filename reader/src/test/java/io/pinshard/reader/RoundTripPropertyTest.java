@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.format.Bt601;
 import io.pinshard.format.Codec;
+import io.pinshard.format.Yuv420Descriptor;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.IOException;
@@ -22,8 +24,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Property test: whatever is written comes back identically (shapes, labels, codecs, keys, pixels) for
- * random datasets, alignments and shard sizes; 60 seeded cases, reproducible by seed.
+ * Property test: whatever is written comes back identically (shapes, labels, codecs, keys, pixels; yuv420 pixels
+ * as {@link Bt601} converts them there and back, odd sizes and 1x1 included) for random datasets, alignments and
+ * shard sizes; 60 seeded cases, reproducible by seed.
  */
 class RoundTripPropertyTest {
 
@@ -32,7 +35,7 @@ class RoundTripPropertyTest {
 
     /** A random dataset description: 0..40 images of random shape, label, codec and key. */
     static List<Image> randomImages(SplittableRandom random) {
-        Codec[] codecs = {Codec.RAW, Codec.LZ4};
+        Codec[] codecs = {Codec.RAW, Codec.LZ4, Codec.YUV420};
         int[] channelChoices = {1, 3, 4};
         List<Image> images = new ArrayList<>();
         int count = random.nextInt(41);
@@ -41,10 +44,21 @@ class RoundTripPropertyTest {
             for (int k = random.nextInt(31); k > 0; k--) {
                 key.append((char) random.nextInt(' ', 0x100));
             }
-            images.add(new Image(random.nextInt(1, 41), random.nextInt(1, 41), channelChoices[random.nextInt(3)],
-                random.nextInt(-1, 5), codecs[random.nextInt(2)], key.toString()));
+            Codec codec = codecs[random.nextInt(codecs.length)];
+            int channels = codec == Codec.YUV420 ? 3 : channelChoices[random.nextInt(3)]; // yuv420 is RGB only
+            images.add(new Image(random.nextInt(1, 41), random.nextInt(1, 41), channels, random.nextInt(-1, 5), codec,
+                key.toString()));
         }
         return images;
+    }
+
+    /** What a yuv420 record of {@code rgb} decodes to: the reference conversion there and back. */
+    static byte[] yuv420Decoded(byte[] rgb, Image image) {
+        byte[] planes = new byte[(int) Yuv420Descriptor.payloadLength(image.height(), image.width())];
+        Bt601.encode(rgb, 0, image.height(), image.width(), planes, 0);
+        byte[] decoded = new byte[rgb.length];
+        Bt601.decode(planes, 0, image.height(), image.width(), decoded, 0);
+        return decoded;
     }
 
     static LongStream seeds() {
@@ -67,7 +81,7 @@ class RoundTripPropertyTest {
                 for (int i = 0; i < images.size(); i++) {
                     Image image = images.get(i);
                     byte[] pixels = TestImages.pixels(i, image.height(), image.width(), image.channels());
-                    written.add(pixels);
+                    written.add(image.codec() == Codec.YUV420 ? yuv420Decoded(pixels, image) : pixels);
                     writer.appendPixels(new UnsafeBuffer(pixels), 0, image.height(), image.width(), image.channels(),
                         image.label(), image.key(), image.codec());
                 }
