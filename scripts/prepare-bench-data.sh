@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prepares (once) the cached photos at shorter side 320 as raw, lz4 and jpeg pinshard datasets plus the same
-# JPEG files in an ImageFolder tree, and prints the folder that holds them (raw/, lz4/, jpeg/, jpeg-files/).
+# Prepares (once) the cached photos at shorter side 320 as raw, lz4, jpeg and yuv420 pinshard datasets plus the
+# same JPEG files in an ImageFolder tree, and prints the folder that holds them (raw/, lz4/, jpeg/, yuv420/,
+# jpeg-files/). A folder prepared before yuv420 existed has no yuv420/ (scripts/bench-yuv420.sh prepares its own).
 # Usage: scripts/prepare-bench-data.sh [COPIES]   (COPIES copies of each photo, default 24)
 # The JPEGs carry restart markers every PINSHARD_BENCH_RESTART_MCUS (default 2) MCUs at most, as convert
 # writes them; PINSHARD_BENCH_RESTART_MCUS=0 makes them without (the set before restart markers).

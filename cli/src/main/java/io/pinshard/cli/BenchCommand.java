@@ -202,6 +202,12 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** CPU time of this whole process in nanoseconds, or -1 where the JVM does not say. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
     /** Warm-up epochs, then whole epochs until the measured time is up; heap counted over the measured epochs. */
     Map<String, Object> measure(Dataset dataset, Loader loader, LoaderOptions options,
                                         DeviceBatchPipeline pipeline) {
@@ -215,11 +221,13 @@ final class BenchCommand implements Callable<Integer> {
         long fetchedBefore = dataset.bytesFetched();
         int measuredFrom = epoch;
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
+        long cpuBefore = processCpuNanos();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
             runEpoch(loader, epoch++, lane);
         } while (System.nanoTime() < measureEnd);
         long consumerHeap = HeapCounter.currentThreadAllocatedBytes() - consumerHeapBefore;
+        long cpu = processCpuNanos() - cpuBefore;
         LoaderStats after = loader.stats();
         double elapsed = after.seconds() - before.seconds();
         long images = after.images() - before.images();
@@ -229,6 +237,8 @@ final class BenchCommand implements Callable<Integer> {
         result.put("dataset", dataset.location());
         result.put("records", dataset.size());
         result.put("images_per_s", images / elapsed);
+        // The whole process's CPU over the measured epochs (workers, consumer, JIT and GC): what a trainer would lend.
+        result.put("cpu_s_per_1000_images", images > 0 && cpu >= 0 ? cpu / 1e6 / images : 0.0);
         result.put("mb_per_s", images * (double) options.imageBytes() / 1e6 / elapsed);
         result.put("source_mb_per_s", (after.sourceMegabytesPerSecond() * after.seconds()
             - before.sourceMegabytesPerSecond() * before.seconds()) / elapsed);

@@ -27,7 +27,15 @@ public final class Bt601 {
     private static final int[] CR_G = new int[256];
     private static final int[] CB_G = new int[256];
 
+    /** Where 0 is in {@link #CLAMP}: luma plus any term lies in -227..482. */
+    private static final int CLAMP_ZERO = 384;
+    /** {@code clamp(v)} at {@code v + CLAMP_ZERO}, as a byte. */
+    private static final byte[] CLAMP = new byte[1024];
+
     static {
+        for (int i = 0; i < CLAMP.length; i++) {
+            CLAMP[i] = (byte) clamp(i - CLAMP_ZERO);
+        }
         for (int i = 0; i < 256; i++) {
             int c = i - 128;
             CR_R[i] = (91881 * c + HALF) >> SHIFT;
@@ -48,17 +56,39 @@ public final class Bt601 {
      */
     public static void decodeRow(byte[] luma, int lumaAt, byte[] cb, int cbAt, byte[] cr, int crAt, int firstColumn,
                                  int count, byte[] rgb, int rgbAt) {
-        int first = firstColumn & 1;
-        for (int i = 0; i < count; i++) {
-            int c = (first + i) >> 1;
+        int i = 0;
+        int c = 0;
+        if ((firstColumn & 1) != 0 && count > 0) { // the first pixel is the second of its chroma block
+            pixel(luma[lumaAt] & 0xFF, cb[cbAt] & 0xFF, cr[crAt] & 0xFF, rgb, rgbAt);
+            i = 1;
+            c = 1;
+        }
+        // Two pixels per chroma sample: its three terms once, then luma plus term through the clamp table.
+        for (; i + 1 < count; i += 2, c++) {
             int u = cb[cbAt + c] & 0xFF;
             int v = cr[crAt + c] & 0xFF;
-            int y = luma[lumaAt + i] & 0xFF;
+            int red = CR_R[v] + CLAMP_ZERO;
+            int green = ((CB_G[u] + CR_G[v]) >> SHIFT) + CLAMP_ZERO;
+            int blue = CB_B[u] + CLAMP_ZERO;
             int at = rgbAt + 3 * i;
-            rgb[at] = (byte) clamp(y + CR_R[v]);
-            rgb[at + 1] = (byte) clamp(y + ((CB_G[u] + CR_G[v]) >> SHIFT));
-            rgb[at + 2] = (byte) clamp(y + CB_B[u]);
+            int y = luma[lumaAt + i] & 0xFF;
+            rgb[at] = CLAMP[y + red];
+            rgb[at + 1] = CLAMP[y + green];
+            rgb[at + 2] = CLAMP[y + blue];
+            y = luma[lumaAt + i + 1] & 0xFF;
+            rgb[at + 3] = CLAMP[y + red];
+            rgb[at + 4] = CLAMP[y + green];
+            rgb[at + 5] = CLAMP[y + blue];
         }
+        if (i < count) {
+            pixel(luma[lumaAt + i] & 0xFF, cb[cbAt + c] & 0xFF, cr[crAt + c] & 0xFF, rgb, rgbAt + 3 * i);
+        }
+    }
+
+    private static void pixel(int y, int u, int v, byte[] rgb, int at) {
+        rgb[at] = CLAMP[y + CR_R[v] + CLAMP_ZERO];
+        rgb[at + 1] = CLAMP[y + ((CB_G[u] + CR_G[v]) >> SHIFT) + CLAMP_ZERO];
+        rgb[at + 2] = CLAMP[y + CB_B[u] + CLAMP_ZERO];
     }
 
     /**

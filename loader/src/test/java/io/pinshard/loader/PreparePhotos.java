@@ -28,7 +28,7 @@ import org.bytedeco.opencv.opencv_core.Mat;
 /**
  * Benchmark data preparation (used by scripts/bench-loader.sh until the convert tool is merged): resizes
  * an ImageFolder tree of photos to a shorter side (the converter's ShorterSideResize) and writes the same
- * images, each repeated {@code copies} times, as raw, lz4 and jpeg pinshard datasets plus an ImageFolder of the JPEG files for
+ * images, each repeated {@code copies} times, as raw, lz4, jpeg and yuv420 pinshard datasets plus an ImageFolder of the JPEG files for
  * the PyTorch baseline. Usage: {@code PreparePhotos PHOTOS OUT SHORTER_SIDE COPIES [JPEG_QUALITY [RESTART_MCUS]]}
  * (restart markers as {@link JpegEncoder#restartInterval} picks them, up to RESTART_MCUS, default
  * {@link JpegEncoder#DEFAULT_RESTART_MCUS}, 0 for none).
@@ -85,6 +85,7 @@ public final class PreparePhotos {
                     String key = theme + "/" + name + "-" + c + ".jpg";
                     writers.get(0).appendPixels(pixelsBuffer, 0, h, w, 3, label, key, Codec.RAW);
                     writers.get(1).appendPixels(pixelsBuffer, 0, h, w, 3, label, key, Codec.LZ4);
+                    writers.get(3).appendPixels(pixelsBuffer, 0, h, w, 3, label, key, Codec.YUV420);
                     writers.get(2).appendPayload(Codec.JPEG, new UnsafeBuffer(jpegBytes), 0, jpegBytes.length, h, w, 3,
                         label, key);
                     Files.write(folder.resolve(name + "-" + c + ".jpg"), jpegBytes);
