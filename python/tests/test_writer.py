@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 
 import pinshard  # noqa: E402
 from pinshard.writer import _png  # noqa: E402
-from read_shard import read_manifest, read_path  # noqa: E402
+from read_shard import read_manifest, read_path, yuv420_to_rgb  # noqa: E402
 
 needs_pinshard = unittest.skipUnless(os.environ.get("PINSHARD_COMMAND"),
                                      "set PINSHARD_COMMAND (scripts/test-python.sh does)")
@@ -67,6 +67,25 @@ class Write(unittest.TestCase):
             self.assertEqual(name, class_name)
         self.assertGreater(len(read_manifest(self.path("data"))["shards"]), 1)
         self.assertEqual(["data"], os.listdir(self.temp.name))  # the temporary tars are gone
+
+    def test_yuv420_records_read_back_as_their_rgb(self):
+        # Colour constant over each 2x2 block (odd sides: the last row and column are blocks of their own), so the
+        # 4:2:0 subsampling loses nothing and each channel comes back within the conversion's one level.
+        images = [np.repeat(np.repeat(rgb(i, (h + 1) // 2, (w + 1) // 2), 2, 0), 2, 1)[:h, :w]
+                  for i, (h, w) in enumerate([(21, 15), (16, 16), (9, 30)])]
+        pinshard.write(self.path("data"), ((image, 0) for image in images), codec="yuv420", progress="none")
+        records = list(read_path(self.path("data")))
+        self.assertEqual(3, len(records))
+        for image, (file, record) in zip(images, records):
+            self.assertEqual("yuv420", record["codec"])
+            self.assertEqual(image.shape, (record["height"], record["width"], record["channels"]))
+            with open(file, "rb") as f:
+                f.seek(record["payloadOffset"])
+                payload = f.read(record["payloadLength"])
+            h, w = image.shape[:2]
+            self.assertEqual(h * w + 2 * ((h + 1) // 2) * ((w + 1) // 2), len(payload))
+            pixels = np.frombuffer(yuv420_to_rgb(payload, h, w), np.uint8).reshape(h, w, 3)
+            self.assertLessEqual(int(np.abs(pixels.astype(int) - image.astype(int)).max()), 1)
 
     def test_gray_arrays_bytes_and_paths_with_int_labels(self):
         gray = np.random.default_rng(3).integers(0, 256, (12, 9), dtype=np.uint8)

@@ -36,6 +36,27 @@ class ConvertThroughLauncherTest {
     }
 
     @Test
+    void everyCodecConvertsVerifiesAndInspectsAndAnUnknownOneListsThem() throws Exception {
+        Path input = ImageFolders.classFolders(temp.resolve("codecs"), 2, "a", "b");
+        for (String codec : new String[] {"raw", "lz4", "jpeg", "yuv420"}) {
+            Path out = temp.resolve("out-" + codec);
+            Launcher.Result convert = pinshard("convert", input.toString(), "-o", out.toString(), "--codec", codec,
+                "--progress", "none");
+            assertEquals(0, convert.status(), convert.toString());
+            Launcher.Result verify = pinshard("verify", out.toString());
+            assertEquals(0, verify.status(), verify.toString());
+            Launcher.Result inspect = pinshard("inspect", out.toString(), "--json");
+            assertEquals(0, inspect.status(), inspect.toString());
+            assertTrue(inspect.stdout().contains("\"" + codec + "\""), "inspect names the codec: " + inspect);
+        }
+        Launcher.Result unknown = pinshard("convert", input.toString(), "-o", temp.resolve("out-x").toString(),
+            "--codec", "yuv422");
+        assertEquals(2, unknown.status(), unknown.toString());
+        assertTrue(unknown.stderr().contains("unknown codec 'yuv422' (expected raw, lz4, jpeg, yuv420 or auto)"),
+            unknown.toString());
+    }
+
+    @Test
     void verifyOfAnIntactButEmptyDatasetSaysSoAndFails() throws Exception {
         Path input = ImageFolders.classFolders(temp.resolve("one"), 1, "only");
         Path part = temp.resolve("part0");

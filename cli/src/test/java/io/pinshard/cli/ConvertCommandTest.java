@@ -76,7 +76,7 @@ class ConvertCommandTest {
     @Test
     void unlabeledTreesAndEveryCodec() throws IOException {
         Path input = ConvertFixtures.imageFolder(tmp.resolve("in"));
-        for (String codec : new String[] {"raw", "lz4", "jpeg", "auto"}) {
+        for (String codec : new String[] {"raw", "lz4", "jpeg", "yuv420", "auto"}) {
             Path out = tmp.resolve(codec);
             CommandTestSupport.Result result = convert(input, out, "--labels", "none", "--codec", codec);
             assertEquals(0, result.exitCode(), result.err());

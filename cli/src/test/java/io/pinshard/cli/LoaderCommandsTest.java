@@ -91,8 +91,8 @@ class LoaderCommandsTest {
     @Test
     void benchSaysWhichPayloadCrcsItChecked() throws Exception {
         String data = dataset().toString();
-        for (String[] mode : new String[][] {{"auto", "auto (lz4, jpeg checked)"}, {"always", "always (raw, lz4, jpeg checked)"},
-                {"never", "never (none checked)"}}) {
+        for (String[] mode : new String[][] {{"auto", "auto (lz4, jpeg checked)"},
+                {"always", "always (raw, lz4, jpeg, yuv420 checked)"}, {"never", "never (none checked)"}}) {
             String[] result = run("bench", data, "--batch", "5", "--crop", "16", "--workers", "1",
                 "--seconds", "0.1", "--warmup", "0", "--crc", mode[0], "--json");
             assertEquals("0", result[0], result[2]);

@@ -27,6 +27,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Each finished row, still in an L1-sized buffer, goes to the destination through {@link VectorPixelRows}: as it is
  * (uint8 NHWC) or converted to the loader's float format and layout on its way, so a float slot is written once.
  *
+ * <p>A yuv420 record ({@link #resizeInto(Yuv420Rows, CropBox, long)}) goes through the same passes: each source row the
+ * horizontal pass needs is converted from the box's luma and chroma bytes to RGB ({@link Yuv420Rows}, integer BT.601)
+ * into the row buffer it would otherwise have copied into, so its crop is exactly the crop of the RGB the record
+ * decodes to, and no RGB image is made.
+ *
  * <p>Everything is allocated in the constructor; a call allocates nothing. Only loaded when the
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
  */
