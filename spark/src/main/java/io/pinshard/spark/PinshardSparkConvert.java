@@ -28,7 +28,7 @@ import org.apache.spark.sql.types.StructType;
  * <pre>
  * INPUT -o DIR [--input-kind auto|folder|manifest|webdataset] [--labels auto|none] [--allow-outside-paths]
  *   [--shorter-side PX] [--upscale] [--max-aspect RATIO] [--aspect-policy crop|reject] [--reducing-gap GAP]
- *   [--max-pixels N] [--codec raw|lz4|jpeg|auto] [--jpeg-quality Q] [--shard-size SIZE]
+ *   [--max-pixels N] [--codec raw|lz4|jpeg|yuv420|auto] [--jpeg-quality Q] [--shard-size SIZE]
  *   [--partitions N] [--overwrite] [--strict]
  * </pre>
  * convert's options, names and defaults. A folder INPUT may be any file system Spark reads (hdfs://, s3a://, a

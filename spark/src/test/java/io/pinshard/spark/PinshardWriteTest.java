@@ -211,7 +211,8 @@ class PinshardWriteTest {
         assertTrue(String.valueOf(e.getMessage()).contains("--shorter-side must be between 1 and 65535: 0"), e.toString());
         e = assertThrows(Exception.class, () -> files.write().format("pinshard").mode("append")
             .option("root", input.toString()).option("codec", "png").save(out.toString()));
-        assertTrue(String.valueOf(e.getMessage()).contains("unknown codec 'png' (expected raw, lz4, jpeg or auto)"), e.toString());
+        assertTrue(String.valueOf(e.getMessage()).contains("unknown codec 'png' (expected raw, lz4, jpeg, yuv420 or auto)"),
+            e.toString());
         e = assertThrows(Exception.class, () -> files.write().format("pinshard").mode("append")
             .option("root", input.toString()).option("jpegQuality", "101").save(out.toString()));
         assertTrue(String.valueOf(e.getMessage()).contains("--jpeg-quality must be between 1 and 100: 101"), e.toString());
