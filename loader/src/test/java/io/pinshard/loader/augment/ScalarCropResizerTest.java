@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.format.Bt601;
+import io.pinshard.format.Yuv420Descriptor;
 import io.pinshard.loader.options.PixelFormat;
 import io.pinshard.loader.options.Resampler;
 import java.nio.ByteBuffer;
@@ -44,25 +46,54 @@ class ScalarCropResizerTest {
     @MethodSource("formatsAndCrops")
     void randomBoxesGiveTheVectorKernelsBytes(PixelFormat format, int crop) {
         Random random = new Random(31L * crop + format.hashCode());
-        try (Images images = new Images(random, format.imageBytes(crop))) {
-            VectorCropResizer vector = new VectorCropResizer(crop, format);
-            ScalarCropResizer scalar = new ScalarCropResizer(crop, format);
-            CropBox box = new CropBox();
-            int compared = 0;
-            for (int i = 0; i < 120; i++) {
-                int width = 1 + random.nextInt(Math.min(WIDTH, Resampler.VECTOR_MAX_SCALE * crop + 1));
-                int height = 1 + random.nextInt(HEIGHT);
-                box.set(random.nextInt(WIDTH - width + 1), random.nextInt(HEIGHT - height + 1), width, height,
-                    random.nextBoolean());
-                if (!vector.resizeInto(images.source, STEP, box, images.target)) {
-                    continue;
+        randomBoxes(format, crop, random, HEIGHT, WIDTH, (vector, scalar, box, images) -> {
+            if (!vector.resizeInto(images.source, STEP, box, images.target)) {
+                return false;
+            }
+            byte[] expected = images.output();
+            assertTrue(scalar.resizeInto(images.source, STEP, box, images.target), "scalar refused " + box);
+            assertArrayEquals(expected, images.output(), format + ", crop " + crop + ", " + box);
+            return true;
+        });
+    }
+
+    /**
+     * yuv420 planes of a 119 x 699 image (odd sides: edge chroma blocks of 2 and 1 pixels) of noise: the scalar twin's
+     * crop equals the vector kernel's, and both equal the vector kernel's crop of the RGB the planes decode to
+     * ({@link Bt601}), for random boxes at odd and even positions.
+     */
+    @ParameterizedTest(name = "{0}, crop {1}")
+    @MethodSource("formatsAndCrops")
+    void yuv420BoxesGiveTheVectorKernelsBytesAndTheCropOfTheirRgb(PixelFormat format, int crop) {
+        int height = HEIGHT - 1;
+        int width = WIDTH - 1;
+        Random random = new Random(71L * crop + format.hashCode());
+        byte[] planes = new byte[(int) Yuv420Descriptor.payloadLength(height, width)];
+        random.nextBytes(planes);
+        byte[] rgb = new byte[height * width * 3];
+        Bt601.decode(planes, 0, height, width, rgb, 0);
+        ByteBuffer planesMemory = ByteBuffer.allocateDirect(planes.length);
+        ByteBuffer rgbMemory = ByteBuffer.allocateDirect(rgb.length);
+        new UnsafeBuffer(planesMemory).putBytes(0, planes);
+        new UnsafeBuffer(rgbMemory).putBytes(0, rgb);
+        Yuv420Rows yuv = new Yuv420Rows().wrap(BufferUtil.address(planesMemory), planes.length, height, width);
+        long rgbImage = BufferUtil.address(rgbMemory);
+        try {
+            randomBoxes(format, crop, random, height, width, (vector, scalar, box, images) -> {
+                if (!vector.resizeInto(rgbImage, width * 3L, box, images.target)) {
+                    assertFalse(vector.resizeInto(yuv, box, images.target), "refused as RGB, taken as yuv420: " + box);
+                    return false;
                 }
                 byte[] expected = images.output();
-                assertTrue(scalar.resizeInto(images.source, STEP, box, images.target), "scalar refused " + box);
-                assertArrayEquals(expected, images.output(), format + ", crop " + crop + ", " + box);
-                compared++;
-            }
-            assertTrue(compared >= 60, "only " + compared + " of 120 boxes taken");
+                assertTrue(vector.resizeInto(yuv, box, images.target), "vector refused yuv420 " + box);
+                assertArrayEquals(expected, images.output(), "vector, yuv420 against RGB, " + format + ", " + box);
+                assertTrue(scalar.resizeInto(yuv, box, images.target), "scalar refused yuv420 " + box);
+                assertArrayEquals(expected, images.output(), "scalar, yuv420, " + format + ", crop " + crop + ", " + box);
+                return true;
+            });
+        } finally {
+            BufferUtil.free(planesMemory);
+            BufferUtil.free(rgbMemory);
         }
     }
 
@@ -94,6 +125,34 @@ class ScalarCropResizerTest {
             }
             assertEquals(warmUp, VectorWarmUp.of(crop, format), "one warm-up per format and JVM");
         }
+    }
+
+    /** One comparison of the kernels on {@code box}: whether the vector kernel took it (and so it was compared). */
+    private interface BoxCheck {
+        boolean taken(VectorCropResizer vector, ScalarCropResizer scalar, CropBox box, Images images);
+    }
+
+    /** {@code check} on 120 random boxes of an {@code height x width} image, of which at least 60 must be taken. */
+    private static void randomBoxes(PixelFormat format, int crop, Random random, int height, int width, BoxCheck check) {
+        try (Images images = new Images(random, format.imageBytes(crop))) {
+            VectorCropResizer vector = new VectorCropResizer(crop, format);
+            ScalarCropResizer scalar = new ScalarCropResizer(crop, format);
+            CropBox box = new CropBox();
+            int compared = 0;
+            for (int i = 0; i < 120; i++) {
+                randomBox(random, box, crop, height, width);
+                compared += check.taken(vector, scalar, box, images) ? 1 : 0;
+            }
+            assertTrue(compared >= 60, "only " + compared + " of 120 boxes taken");
+        }
+    }
+
+    /** A random box of an {@code height x width} image, from 1 pixel to the widest the vector kernel takes. */
+    private static void randomBox(Random random, CropBox box, int crop, int height, int width) {
+        int boxWidth = 1 + random.nextInt(Math.min(width, Resampler.VECTOR_MAX_SCALE * crop + 1));
+        int boxHeight = 1 + random.nextInt(height);
+        box.set(random.nextInt(width - boxWidth + 1), random.nextInt(height - boxHeight + 1), boxWidth, boxHeight,
+            random.nextBoolean());
     }
 
     /** A noise image and one output in native memory. */
