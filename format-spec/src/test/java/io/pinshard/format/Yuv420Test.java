@@ -36,6 +36,35 @@ class Yuv420Test {
     }
 
     @Test
+    void everyLumaAndChromaDecodesAsSpecsFormulaWritesIt() {
+        byte[] luma = new byte[257]; // 256 luma values, two per chroma sample, and one more: the odd end
+        byte[] rgb = new byte[3 * 257];
+        for (int y = 0; y < 256; y++) {
+            luma[y] = (byte) y;
+        }
+        byte[] cb = new byte[129];
+        byte[] cr = new byte[129];
+        for (int u = 0; u < 256; u++) {
+            for (int v = 0; v < 256; v++) {
+                java.util.Arrays.fill(cb, (byte) u);
+                java.util.Arrays.fill(cr, (byte) v);
+                for (int first = 0; first < 2; first++) { // from an even column (pairs) and an odd one (pixel first)
+                    Bt601.decodeRow(luma, 0, cb, 0, cr, 0, first, 257, rgb, 0);
+                    for (int y = 0; y < 256; y++) {
+                        int r = Math.max(0, Math.min(255, y + ((91881 * (v - 128) + 32768) >> 16)));
+                        int g = Math.max(0, Math.min(255, y + ((-22554 * (u - 128) - 46802 * (v - 128) + 32768) >> 16)));
+                        int b = Math.max(0, Math.min(255, y + ((116130 * (u - 128) + 32768) >> 16)));
+                        if ((rgb[3 * y] & 0xFF) != r || (rgb[3 * y + 1] & 0xFF) != g || (rgb[3 * y + 2] & 0xFF) != b) {
+                            assertEquals(r + "," + g + "," + b, (rgb[3 * y] & 0xFF) + "," + (rgb[3 * y + 1] & 0xFF) + ","
+                                + (rgb[3 * y + 2] & 0xFF), "Y " + y + ", Cb " + u + ", Cr " + v + ", first column " + first);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void everyColourComesBackWithinOneLevel() {
         byte[] planes = new byte[3];
         byte[] rgb = new byte[3];
