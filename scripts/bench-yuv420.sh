@@ -38,25 +38,25 @@ for name in os.listdir(sys.argv[1]):
 PY
 }
 
+group=""  # the cgroup v1 folder this script made (removed at exit), when systemd-run cannot make a scope
 limited() {  # runs "$@" in a memory cgroup of $limit bytes
-  if command -v systemd-run >/dev/null && systemd-run --quiet --scope -p MemoryMax="$limit" true 2>/dev/null; then
+  if [[ -z "$group" ]]; then
     systemd-run --quiet --scope -p MemoryMax="$limit" -p MemorySwapMax=0 "$@"
     return
   fi
-  local own group
-  own="$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)"
-  group="/sys/fs/cgroup/memory$own/pinshard-bench-$$"
-  [[ -d "$group" ]] || mkdir "$group"
-  echo "$limit" > "$group/memory.limit_in_bytes"
   (echo "$BASHPID" > "$group/cgroup.procs" && exec "$@")
 }
 
-if [[ -n "$limit" ]]; then
+if [[ -n "$limit" ]] && ! { command -v systemd-run >/dev/null \
+    && systemd-run --quiet --scope -p MemoryMax="$limit" true 2>/dev/null; }; then
   own="$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)"
-  if ! { command -v systemd-run >/dev/null && systemd-run --quiet --scope -p MemoryMax="$limit" true 2>/dev/null; } \
-     && ! { [[ -n "$own" ]] && mkdir -p "/sys/fs/cgroup/memory$own/pinshard-bench-$$" 2>/dev/null; }; then
-    echo "bench-yuv420: no memory cgroup can be made here (no systemd-run, no writable cgroup v1 memory folder):" \
-      "the dataset-larger-than-memory case cannot be measured on this machine" >&2
+  if [[ -n "$own" ]] && mkdir "/sys/fs/cgroup/memory$own/pinshard-bench-$$" 2>/dev/null; then
+    group="/sys/fs/cgroup/memory$own/pinshard-bench-$$"
+    trap 'rmdir "$group" 2>/dev/null || true' EXIT
+    echo "$limit" > "$group/memory.limit_in_bytes"
+  else
+    echo "bench-yuv420: no memory cgroup can be made here (no systemd-run scope, no writable cgroup v1 memory" \
+      "folder): the dataset-larger-than-memory case cannot be measured on this machine" >&2
     exit 3
   fi
 fi
@@ -79,9 +79,6 @@ for round in $(seq "$rounds"); do
   done
 done
 echo "load average after: $(cat /proc/loadavg)" >&2
-if [[ -n "$limit" && -z "$(command -v systemd-run || true)" ]]; then
-  rmdir "/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)/pinshard-bench-$$" 2>/dev/null || true
-fi
 /usr/bin/python3 - "$results" "$data" "${limit:-none}" <<'PY'
 import json, os, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
