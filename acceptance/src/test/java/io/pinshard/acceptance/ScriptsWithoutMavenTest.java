@@ -143,7 +143,8 @@ class ScriptsWithoutMavenTest {
 
     /**
      * prepare-bench-data.sh (the benchmarks' datasets, made with reader's test classes) over three photos of its
-     * own (fetch-photos.sh fetches only when no photo folder is there): raw, lz4 and jpeg datasets and the JPEG tree.
+     * own (fetch-photos.sh fetches only when no photo folder is there): raw, lz4, jpeg and yuv420 datasets and the JPEG
+     * tree.
      */
     @Test
     void prepareBenchDataRunsWithoutMaven() throws Exception {
@@ -164,7 +165,8 @@ class ScriptsWithoutMavenTest {
         Launcher.Result result = Launcher.run(prepare, temp.resolve("logs"), 120);
         assertNoMaven(result);
         assertEquals(data.toString(), result.stdout().strip(), result.toString());
-        for (String made : List.of("raw/manifest.json", "lz4/manifest.json", "jpeg/manifest.json", "jpeg-files", ".complete")) {
+        for (String made : List.of("raw/manifest.json", "lz4/manifest.json", "jpeg/manifest.json", "yuv420/manifest.json",
+                "jpeg-files", ".complete")) {
             assertTrue(Files.exists(data.resolve(made)), made + " in " + data + ": " + result);
         }
     }
