@@ -10,14 +10,19 @@ final class DiskRoom {
     }
 
     /**
-     * "; the file system holding it has N bytes free, the object needs M: ..." when the file system holding {@code
-     * folder} has less than {@code needed} bytes usable now (a full disk), else the empty string (no figure to add).
+     * "; the file system holding it has N bytes free, the object needs M: ..." when the write failed for want of room
+     * ({@code cause} says "No space left on device") or the file system holding {@code folder} has less than
+     * {@code needed} bytes usable now, else the empty string (no figure to add). A failed write's part is deleted
+     * before the message is made and other writes come and go, so the room now may exceed what the object needs:
+     * the note then says that the disk was full when it failed.
      */
-    static String note(Path folder, long needed) {
+    static String note(Path folder, long needed, IOException cause) {
+        boolean noSpace = String.valueOf(cause.getMessage()).contains("No space left on device");
         try {
             long usable = Files.getFileStore(folder).getUsableSpace();
-            if (usable < needed) {
+            if (usable < needed || noSpace) {
                 return "; the file system holding it has " + usable + " bytes free, the object needs " + needed
+                    + (usable < needed ? "" : " (it was full when the write failed: other writes held the rest)")
                     + ": free space there, or choose a folder on a larger disk";
             }
         } catch (IOException | RuntimeException unknown) {

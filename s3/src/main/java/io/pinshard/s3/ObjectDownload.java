@@ -197,7 +197,7 @@ public final class ObjectDownload {
      */
     private static DownloadException cannotWrite(Path part, String object, long objectBytes, IOException e) {
         return new DownloadException(Failure.LOCAL_WRITE, "cannot write " + part + " for " + object + ": "
-            + (e.getMessage() != null ? e.getMessage() : e.toString()) + DiskRoom.note(part.getParent(), objectBytes),
+            + (e.getMessage() != null ? e.getMessage() : e.toString()) + DiskRoom.note(part.getParent(), objectBytes, e),
             e);
     }
 

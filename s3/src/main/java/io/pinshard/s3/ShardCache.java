@@ -185,7 +185,7 @@ public final class ShardCache implements AutoCloseable {
             } catch (IOException e) {
                 closeQuietly(lock, channel);
                 throw new ShardFormatException(Kind.IO_ERROR, dataset, entry.file(), -1, "shard cache " + root + ": "
-                    + e + DiskRoom.note(root, entry.bytes()), e);
+                    + e + DiskRoom.note(root, entry.bytes(), e), e);
             } catch (RuntimeException | Error e) {
                 closeQuietly(lock, channel);
                 throw e;
