@@ -220,8 +220,8 @@ final class BenchCommand implements Callable<Integer> {
         LoaderStats before = loader.stats();
         long fetchedBefore = dataset.bytesFetched();
         int measuredFrom = epoch;
+        long cpuBefore = processCpuNanos(); // before the heap mark: its first call makes the MXBean (~300 KB)
         long consumerHeapBefore = HeapCounter.currentThreadAllocatedBytes();
-        long cpuBefore = processCpuNanos();
         long measureEnd = System.nanoTime() + (long) (seconds * 1e9);
         do {
             runEpoch(loader, epoch++, lane);
