@@ -35,8 +35,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * Opening and closing, 1,000 times each, a dataset, a loader (one whole epoch), a served ring (the ring server the
  * {@code serve} command runs) and an S3-streamed dataset (one record read through the shard cache) leaves nothing
- * behind: the figures after 1,000 rounds match those after a warm-up of 100 (issue 37). File descriptors must not
- * grow at all (each round opens several: one left open per round is 900 more). Memory mappings may grow by
+ * behind: the figures after 1,000 rounds match those after a warm-up of 100 (issue 37). File descriptors may grow
+ * by {@link #FD_SLACK} (each round opens several: one left open per round is 900 more, one every hundred rounds 9;
+ * seen on a loaded CI machine: +1 in the S3 rounds' first half, none in the second). Memory mappings may grow by
  * {@link #MAPPING_SLACK}, resident memory outside the Java heap by {@link #RSS_SLACK} and the heap in use after a
  * full collection by {@link #HEAP_SLACK}: what the JVM and the C library settle into on their own as threads come and
  * go (malloc arenas, metaspace, code cache; seen: at most +4 mappings and +6 MiB outside the heap on 2026-12-04), far
@@ -60,6 +61,11 @@ class OpenCloseLeakTest {
     static final long RSS_SLACK = 32L << 20;
     /** The heap in use after a full collection may grow this much: caches the JDK and libraries fill once. */
     static final long HEAP_SLACK = 16L << 20;
+    /**
+     * Descriptors may grow this much: a descriptor something opens once, late (a lazily opened file, a pooled
+     * connection). The S3 rounds gained one between rounds 100 and 550 on a loaded machine, then none.
+     */
+    static final long FD_SLACK = 2;
     /** Mappings may grow this much: malloc arenas (one or two mappings each) and metaspace chunks made late. */
     static final long MAPPING_SLACK = 16;
 
@@ -174,7 +180,8 @@ class OpenCloseLeakTest {
         String report = String.format(Locale.ROOT, "%s after %d rounds: %s; after %d: %s; after %d: %s", what, WARMUP,
             warm, half, middle, ROUNDS, end);
         System.out.println(report);
-        assertTrue(end.fds() <= warm.fds(), "file descriptors grew: " + report);
+        assertTrue(end.fds() - warm.fds() <= FD_SLACK, "file descriptors grew by more than " + FD_SLACK + ": "
+            + report);
         assertTrue(end.mappings() - warm.mappings() <= MAPPING_SLACK, "memory mappings grew by more than "
             + MAPPING_SLACK + ": " + report);
         assertTrue(end.nativeRss() - middle.nativeRss() <= RSS_SLACK, "resident memory outside the heap grew"

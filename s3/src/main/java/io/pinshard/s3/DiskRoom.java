@@ -14,12 +14,17 @@ final class DiskRoom {
      * ({@code cause} says "No space left on device") or the file system holding {@code folder} has less than
      * {@code needed} bytes usable now, else the empty string (no figure to add). A failed write's part is deleted
      * before the message is made and other writes come and go, so the room now may exceed what the object needs:
-     * the note then says that the disk was full when it failed.
+     * the note then says that the disk was full when it failed. The room is asked of {@code folder}'s nearest
+     * existing ancestor: a folder that could not be made on a full disk is not there to ask.
      */
     static String note(Path folder, long needed, IOException cause) {
         boolean noSpace = String.valueOf(cause.getMessage()).contains("No space left on device");
         try {
-            long usable = Files.getFileStore(folder).getUsableSpace();
+            Path existing = folder.toAbsolutePath();
+            while (existing.getParent() != null && !Files.isDirectory(existing)) {
+                existing = existing.getParent();
+            }
+            long usable = Files.getFileStore(existing).getUsableSpace();
             if (usable < needed || noSpace) {
                 return "; the file system holding it has " + usable + " bytes free, the object needs " + needed
                     + (usable < needed ? "" : " (it was full when the write failed: other writes held the rest)")
