@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.testkit.S3TestServer;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -195,10 +196,12 @@ class NewcomerMistakesTest {
         Path err = temp.resolve("convert-stderr.log");
         Process process = Launcher.pinshard(temp, convert).redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .redirectError(err.toFile()).start();
-        assertTrue(Processes.await(() -> Files.exists(out.resolve("shard-00000.pinshard")), 60),
-            "a first shard is finished");
-        // Frozen (SIGSTOP) the moment its first shard is there, the run is checked to be midway, and the signal is
-        // sent while it cannot move: it lands midway however loaded the machine, not after a run that ended.
+        // A shard is renamed into place before the resume journal records it: what a rerun resumes from is the
+        // journal's first shard line (header, then one line per shard, each ended by a newline once whole).
+        Path journal = out.resolve("convert-journal.json");
+        assertTrue(Processes.await(() -> journalledShards(journal) >= 1, 60), "a first shard is journalled");
+        // Frozen (SIGSTOP) the moment its first shard is journalled, the run is checked to be midway, and the signal
+        // is sent while it cannot move: it lands midway however loaded the machine, not after a run that ended.
         kill("-STOP", process);
         assertTrue(Processes.await(() -> stopped(process), 30), "every thread of the convert stopped");
         assertTrue(process.isAlive() && !Files.exists(out.resolve("manifest.json")), "midway when frozen");
@@ -215,6 +218,20 @@ class NewcomerMistakesTest {
         assertEquals(0, again.status(), again.toString());
         assertTrue(again.stdout().contains("resumed after"), again.toString());
         assertFalse(again.stderr().contains("stopped by a signal"), "a run that finishes says nothing of a stop");
+    }
+
+    /** Whole shard lines in a convert's resume journal (0 while there is none). */
+    private static long journalledShards(Path journal) {
+        try {
+            byte[] bytes = Files.readAllBytes(journal);
+            long lines = 0;
+            for (byte b : bytes) {
+                lines += b == '\n' ? 1 : 0;
+            }
+            return Math.max(0, lines - 1);
+        } catch (IOException notYet) {
+            return 0;
+        }
     }
 
     /** {@code kill SIGNAL PID}. */
