@@ -4,9 +4,9 @@ import io.pinshard.cuda.augment.AugmentSpec;
 import io.pinshard.memory.BatchMemoryAllocator;
 
 /**
- * What {@link io.pinshard.cuda.pipeline.DeviceBatchPipeline} needs from a device: memory, a copy stream, a compute stream, events and the
- * augmentation. Two implementations: {@link HostBackend} (everywhere) and {@link CudaBackend}. Work enqueued on one
- * stream runs in order; the two streams are ordered against each other only through events.
+ * What {@link io.pinshard.cuda.pipeline.DeviceBatchPipeline} needs from a device: memory, a copy stream, a compute
+ * stream, events and the augmentation. Two implementations: {@link HostBackend} (everywhere) and {@link CudaBackend}.
+ * Work enqueued on one stream runs in order; the two streams are ordered against each other only through events.
  */
 public interface DeviceBackend extends AutoCloseable {
     /** "host" or "cuda". */
@@ -35,7 +35,10 @@ public interface DeviceBackend extends AutoCloseable {
     /** Makes later compute-stream work wait for {@code event}. */
     void computeStreamWaitFor(DeviceEvent event);
 
-    /** Enqueues the augmentation of a device-resident batch on the compute stream (see {@link io.pinshard.cuda.augment.ReferenceAugmenter}). */
+    /**
+     * Enqueues the augmentation of a device-resident batch on the compute stream (see
+     * {@link io.pinshard.cuda.augment.ReferenceAugmenter}).
+     */
     void augment(long deviceSource, long deviceParams, long deviceTarget, int batch, int height, int width,
                  AugmentSpec spec);
 

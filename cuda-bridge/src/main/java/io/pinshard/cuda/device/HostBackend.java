@@ -10,7 +10,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The backend without a GPU: "device" buffers are ordinary off-heap memory, copies are plain memory copies done at
  * once, events are reached as soon as they are recorded, and augmentation runs {@link ReferenceAugmenter}. Every
- * line of {@link io.pinshard.cuda.pipeline.DeviceBatchPipeline} above the backend runs the same way as on cuda. Single-threaded, like a stream.
+ * line of {@link io.pinshard.cuda.pipeline.DeviceBatchPipeline} above the backend runs the same way as on cuda.
+ * Single-threaded, like a stream.
  */
 public final class HostBackend implements DeviceBackend {
     private final UnsafeBuffer copySource = new UnsafeBuffer(0, 0);

@@ -30,8 +30,8 @@ public final class JitterVectors {
     /** The text of {@code jitter_vectors.json}. */
     static String text() {
         StringBuilder out = new StringBuilder();
-        out.append("{\n  \"generated_by\": \"io.pinshard.cuda.augment.JitterVectors (cuda-bridge tests) from JitterParams: do not"
-            + " edit\",\n");
+        out.append("{\n  \"generated_by\": \"io.pinshard.cuda.augment.JitterVectors (cuda-bridge tests) from JitterParams:"
+            + " do not edit\",\n");
         out.append("  \"ranges\": [");
         for (int r = 0; r < RANGES.length; r++) {
             out.append(r == 0 ? "\n" : ",\n").append("    {\"draw\": ").append(RANGES[r][0]).append(", \"low_bits\": ")

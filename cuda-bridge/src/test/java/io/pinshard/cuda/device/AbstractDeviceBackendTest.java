@@ -32,11 +32,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@link DeviceBackend} contract, run against every backend like Netty's {@code AbstractByteBufTest}: the host
- * backend, the test's {@link io.pinshard.cuda.ManualCopyBackend} (copies complete only when waited for) and the CUDA backend (skips
- * without a GPU). Besides the single operations it drives the whole ring protocol (a loader-like source that reuses
- * three host slots, {@link DeviceBatchPipeline}, {@link DeviceBatchStream}) and checks every device batch against
- * the host data it was copied from, so the day a GPU is present the protocol is proven on the real backend. After
- * each test the backend's host allocator must hold no more live regions than before.
+ * backend, the test's {@link io.pinshard.cuda.ManualCopyBackend} (copies complete only when waited for) and the CUDA
+ * backend (skips without a GPU). Besides the single operations it drives the whole ring protocol (a loader-like
+ * source that reuses three host slots, {@link DeviceBatchPipeline}, {@link DeviceBatchStream}) and checks every device
+ * batch against the host data it was copied from, so the day a GPU is present the protocol is proven on the real
+ * backend. After each test the backend's host allocator must hold no more live regions than before.
  */
 abstract class AbstractDeviceBackendTest {
     private static final int H = 6;
@@ -69,7 +69,9 @@ abstract class AbstractDeviceBackendTest {
         return out;
     }
 
-    /** Largest allowed difference of augmented float32 output from {@link io.pinshard.cuda.augment.ReferenceAugmenter}. */
+    /**
+     * Largest allowed difference of augmented float32 output from {@link io.pinshard.cuda.augment.ReferenceAugmenter}.
+     */
     protected float augmentTolerance() {
         return 0;
     }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The ring on a real GPU from host memory the backend did not allocate (registered, pageable, a read-only mapping),
  * and error reporting. Pinned slots, the alignment of pinned regions and the ring protocol itself are covered by the
- * contract suites ({@link io.pinshard.cuda.device.CudaBackendTest}, {@link io.pinshard.cuda.runtime.PinnedMemoryAllocatorTest}). Skips without a device.
+ * contract suites ({@link io.pinshard.cuda.device.CudaBackendTest},
+ * {@link io.pinshard.cuda.runtime.PinnedMemoryAllocatorTest}). Skips without a device.
  */
 class CudaPipelineGpuTest {
     @BeforeEach
