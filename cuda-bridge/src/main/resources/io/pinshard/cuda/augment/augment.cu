@@ -1,7 +1,7 @@
 // pinshard batched augmentation: NHWC uint8 -> NCHW float32 / fp16 / bf16 with per-sample colour jitter and
 // mean/std normalisation. One block per image: the block first sums the image's luminance (exact 64-bit integer),
 // then transforms every pixel. The arithmetic must stay operation-for-operation identical to
-// io.pinshard.cuda.ReferenceAugmenter (the test oracle); it is compiled with -fmad=false so no multiply-add is
+// io.pinshard.cuda.augment.ReferenceAugmenter (the test oracle); it is compiled with -fmad=false so no multiply-add is
 // contracted, with IEEE division and denormals kept (NVRTC's defaults without --use_fast_math), so the float32 results
 // match the Java reference bit for bit; the tests allow 1e-3.
 
