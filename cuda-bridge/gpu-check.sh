@@ -87,7 +87,7 @@ tests=$?
 for nvjpeg_test in NvJpegBatchTest NvJpegDecoderGpuTest; do
   (cd "$module" && timeout 120 "${java[@]}" "-XX:ErrorFile=$crash_dir/hs_err_$nvjpeg_test.log" \
     -jar "$bundle/lib/junit-console.jar" execute --class-path "$classpath" \
-    --select-class "io.pinshard.cuda.$nvjpeg_test" --details=tree --disable-banner)
+    --select-class "io.pinshard.cuda.nvjpeg.$nvjpeg_test" --details=tree --disable-banner)
   rc=$?
   if (( rc != 0 )); then
     tests=$rc

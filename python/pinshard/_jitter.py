@@ -4,9 +4,9 @@ What it means: torchvision's `ColorJitter(brightness, contrast, saturation, hue)
 `RandomGrayscale(p)`, with their ranges (a number b gives factors in [max(0, 1 - b), 1 + b], hue h shifts in
 [-h, h], h <= 0.5; a (min, max) pair gives that range), but with a different draw for every sample of a batch and a
 FIXED order, brightness, contrast, saturation, hue, then grayscale (ColorJitter picks a random order per call), the
-order of the Java pipeline (io.pinshard.cuda.ReferenceAugmenter).
+order of the Java pipeline (io.pinshard.cuda.augment.ReferenceAugmenter).
 
-The draws: a function of (seed, epoch, record) only, the rule of io.pinshard.cuda.JitterParams (SplitMix64, see
+The draws: a function of (seed, epoch, record) only, the rule of io.pinshard.cuda.augment.JitterParams (SplitMix64, see
 there): draw k of a sample is `uniform(k) = (mix(base + (k + 1) * G) >>> 40) * 2^-24` with
 `base = mix(seed ^ mix(record + G) ^ mix(epoch * G))`, and its factor `low + (high - low) * uniform(k)` in float32;
 k = 0 brightness, 1 contrast, 2 saturation, 3 hue, 4 grayscale (grey when uniform(4) < p). The Java pipeline and

@@ -1,14 +1,14 @@
 package io.pinshard.cli;
 
-import io.pinshard.cuda.AugmentSpec;
-import io.pinshard.cuda.DeviceBackend;
-import io.pinshard.cuda.DeviceBackends;
-import io.pinshard.cuda.DeviceBatch;
-import io.pinshard.cuda.DeviceBatchPipeline;
-import io.pinshard.cuda.DeviceBatchStream;
+import io.pinshard.cuda.augment.AugmentSpec;
+import io.pinshard.cuda.device.DeviceBackend;
+import io.pinshard.cuda.device.DeviceBackends;
+import io.pinshard.cuda.pipeline.DeviceBatch;
+import io.pinshard.cuda.pipeline.DeviceBatchPipeline;
+import io.pinshard.cuda.pipeline.DeviceBatchStream;
 import io.pinshard.loader.LoaderBatchSource;
-import io.pinshard.cuda.PipelineOptions;
-import io.pinshard.cuda.PipelineStats;
+import io.pinshard.cuda.pipeline.PipelineOptions;
+import io.pinshard.cuda.pipeline.PipelineStats;
 import io.pinshard.format.Json;
 import io.pinshard.format.Printable;
 import io.pinshard.reader.CrcCheck;

@@ -252,7 +252,8 @@ class LoaderCommandsTest {
 
     @Test
     void benchOnCudaWithoutAGpuSaysWhy() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeFalse(io.pinshard.cuda.CudaAvailability.isAvailable(), "a GPU is present");
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.pinshard.cuda.runtime.CudaAvailability.isAvailable(),
+            "a GPU is present");
         String data = dataset().toString();
         String[] result = run("bench", data, "--seconds", "0.1", "--device", "cuda");
         assertEquals("1", result[0]);

@@ -1,5 +1,13 @@
 package io.pinshard.cuda;
 
+import io.pinshard.cuda.augment.AugmentSpec;
+import io.pinshard.cuda.device.CudaBackend;
+import io.pinshard.cuda.pipeline.DeviceBatch;
+import io.pinshard.cuda.pipeline.DeviceBatchPipeline;
+import io.pinshard.cuda.pipeline.DeviceBatchStream;
+import io.pinshard.cuda.pipeline.PipelineOptions;
+import io.pinshard.cuda.pipeline.PipelineStats;
+import io.pinshard.cuda.runtime.CudaAvailability;
 import io.pinshard.memory.HostBatchSource;
 import java.util.Locale;
 import org.agrona.CloseHelper;

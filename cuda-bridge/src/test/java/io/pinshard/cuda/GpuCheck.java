@@ -1,5 +1,17 @@
 package io.pinshard.cuda;
 
+import io.pinshard.cuda.augment.AugmentSpec;
+import io.pinshard.cuda.augment.JitterParams;
+import io.pinshard.cuda.device.CudaBackend;
+import io.pinshard.cuda.device.DeviceBuffer;
+import io.pinshard.cuda.nvjpeg.JpegShardPayloads;
+import io.pinshard.cuda.nvjpeg.NvJpegAvailability;
+import io.pinshard.cuda.nvjpeg.NvJpegBatch;
+import io.pinshard.cuda.nvjpeg.NvJpegDecoder;
+import io.pinshard.cuda.runtime.CudaAvailability;
+import io.pinshard.cuda.runtime.CudaCheck;
+import io.pinshard.cuda.runtime.CudaException;
+import io.pinshard.cuda.runtime.HostRegistration;
 import io.pinshard.memory.AddressPointer;
 import io.pinshard.memory.DType;
 import io.pinshard.memory.HostMemoryAllocator;
@@ -15,6 +27,7 @@ import java.util.Locale;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
+import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.global.cudart;
 
@@ -262,27 +275,32 @@ public final class GpuCheck {
         backend.synchronize();
         System.out.printf(Locale.ROOT, "%nGPU augmentation, batch %d x %d x %d (goal < 1 ms on an H100-class GPU)%n",
             batch, SIDE, SIDE);
-        try (CudaEvent start = new CudaEvent(true); CudaEvent end = new CudaEvent(true)) {
+        CUevent_st start = new CUevent_st();
+        CUevent_st end = new CUevent_st();
+        CudaCheck.runtime(cudart.cudaEventCreate(start), "cudaEventCreate");
+        CudaCheck.runtime(cudart.cudaEventCreate(end), "cudaEventCreate");
+        try {
             for (DType type : new DType[] {DType.FLOAT32, DType.FLOAT16, DType.BFLOAT16}) {
                 AugmentSpec spec = jitter.withOutput(type);
                 for (int i = 0; i < 3; i++) {
                     backend.augment(source.address(), params.address(), target.address(), batch, SIDE, SIDE, spec);
                 }
-                CudaCheck.runtime(cudart.cudaEventRecord(start.native_(), backend.computeStream()), "cudaEventRecord");
+                CudaCheck.runtime(cudart.cudaEventRecord(start, backend.computeStream()), "cudaEventRecord");
                 for (int i = 0; i < REPS; i++) {
                     backend.augment(source.address(), params.address(), target.address(), batch, SIDE, SIDE, spec);
                 }
-                CudaCheck.runtime(cudart.cudaEventRecord(end.native_(), backend.computeStream()), "cudaEventRecord");
-                end.synchronize();
+                CudaCheck.runtime(cudart.cudaEventRecord(end, backend.computeStream()), "cudaEventRecord");
+                CudaCheck.runtime(cudart.cudaEventSynchronize(end), "cudaEventSynchronize");
                 float[] millis = new float[1];
-                CudaCheck.runtime(cudart.cudaEventElapsedTime(millis, start.native_(), end.native_()),
-                    "cudaEventElapsedTime");
+                CudaCheck.runtime(cudart.cudaEventElapsedTime(millis, start, end), "cudaEventElapsedTime");
                 double perBatch = millis[0] / REPS;
                 double bytesMoved = pixels * 3 * 2 + pixels * 3 * type.bytes(); // read twice, write once
                 System.out.printf(Locale.ROOT, "  %-9s %8.3f ms/batch  %8.1f GB/s effective%n", type, perBatch,
                     bytesMoved / (perBatch * 1e6));
             }
         } finally {
+            cudart.cudaEventDestroy(start);
+            cudart.cudaEventDestroy(end);
             CloseHelper.closeAll(source, params, target, hostParams);
         }
     }

@@ -1,5 +1,11 @@
 package io.pinshard.cuda;
 
+import io.pinshard.cuda.augment.AugmentSpec;
+import io.pinshard.cuda.device.DeviceBackend;
+import io.pinshard.cuda.device.DeviceBuffer;
+import io.pinshard.cuda.device.DeviceEvent;
+import io.pinshard.cuda.device.DeviceType;
+import io.pinshard.cuda.device.HostBackend;
 import io.pinshard.memory.BatchMemoryAllocator;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -11,17 +17,17 @@ import java.util.List;
  * slot refilled, before its copy completed shows up as wrong bytes on the "device". It logs every operation, so
  * tests can check the ring protocol's order of events.
  */
-final class ManualCopyBackend implements DeviceBackend {
-    final HostBackend host = new HostBackend();
-    final List<String> log;
-    int synchronizations;
+public final class ManualCopyBackend implements DeviceBackend {
+    public final HostBackend host = new HostBackend();
+    public final List<String> log;
+    public int synchronizations;
     /** The copy stream: {@link Runnable} copies, {@link Record}s and {@link Wait}s, in submission order. */
     private final ArrayDeque<Object> copyStream = new ArrayDeque<>();
     /** The compute stream, likewise. */
     private final ArrayDeque<Object> computeStream = new ArrayDeque<>();
     private int events;
 
-    ManualCopyBackend(List<String> log) {
+    public ManualCopyBackend(List<String> log) {
         this.log = log;
     }
 
@@ -40,7 +46,7 @@ final class ManualCopyBackend implements DeviceBackend {
     }
 
     /** Runs the copy stream until {@code n} more copy events are reached (or it is empty). */
-    void completeCopies(int n) {
+    public void completeCopies(int n) {
         int reached = 0;
         while (reached < n && !copyStream.isEmpty()) {
             Object op = copyStream.peekFirst();
@@ -78,7 +84,7 @@ final class ManualCopyBackend implements DeviceBackend {
         }
     }
 
-    final class ManualEvent implements DeviceEvent {
+    public final class ManualEvent implements DeviceEvent {
         final String name;
         /** Recordings enqueued and recordings reached: complete when every recording was reached. */
         int recorded;

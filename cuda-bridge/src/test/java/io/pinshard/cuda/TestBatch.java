@@ -8,19 +8,19 @@ import java.util.SplittableRandom;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /** A host batch in native memory for tests: random pixels, labels = sample id * 7, records its releases. */
-final class TestBatch implements HostBatch {
-    final NativeRegion images;
-    final NativeRegion labels;
-    final long[] sampleIds;
-    final int height;
-    final int width;
+public final class TestBatch implements HostBatch {
+    public final NativeRegion images;
+    public final NativeRegion labels;
+    public final long[] sampleIds;
+    public final int height;
+    public final int width;
     private int size;
-    final List<String> log;
-    final String name;
-    int releases;
+    public final List<String> log;
+    public final String name;
+    public int releases;
 
-    TestBatch(BatchMemoryAllocator allocator, String name, long firstSample, int size, int height, int width, long seed,
-              List<String> log) {
+    public TestBatch(BatchMemoryAllocator allocator, String name, long firstSample, int size, int height, int width,
+                     long seed, List<String> log) {
         this.name = name;
         this.height = height;
         this.width = width;
@@ -35,7 +35,7 @@ final class TestBatch implements HostBatch {
      * New random pixels and labels for {@code size} samples (at most the capacity) from {@code firstSample}: the slot
      * reused, as a loader does, perhaps for a short last batch.
      */
-    void refill(long firstSample, int size, long seed) {
+    public void refill(long firstSample, int size, long seed) {
         if (size < 1 || size > sampleIds.length) {
             throw new IllegalArgumentException("size " + size + " outside 1.." + sampleIds.length);
         }
@@ -101,13 +101,13 @@ final class TestBatch implements HostBatch {
     }
 
     /** The pixels of the current {@link #size()} images. */
-    byte[] pixelBytes() {
+    public byte[] pixelBytes() {
         byte[] copy = new byte[size * height * width * 3];
         new UnsafeBuffer(images.address(), copy.length).getBytes(0, copy);
         return copy;
     }
 
-    void free() {
+    public void free() {
         images.close();
         labels.close();
     }

@@ -1,13 +1,13 @@
 package io.pinshard.jmh;
 
-import io.pinshard.cuda.CudaAvailability;
-import io.pinshard.cuda.DeviceBackend;
-import io.pinshard.cuda.DeviceBackends;
-import io.pinshard.cuda.DeviceBatch;
-import io.pinshard.cuda.DeviceBatchPipeline;
-import io.pinshard.cuda.DeviceBatchStream;
+import io.pinshard.cuda.runtime.CudaAvailability;
+import io.pinshard.cuda.device.DeviceBackend;
+import io.pinshard.cuda.device.DeviceBackends;
+import io.pinshard.cuda.pipeline.DeviceBatch;
+import io.pinshard.cuda.pipeline.DeviceBatchPipeline;
+import io.pinshard.cuda.pipeline.DeviceBatchStream;
 import io.pinshard.loader.LoaderBatchSource;
-import io.pinshard.cuda.PipelineOptions;
+import io.pinshard.cuda.pipeline.PipelineOptions;
 import io.pinshard.format.Codec;
 import io.pinshard.jmh.inputs.BenchmarkInputs;
 import io.pinshard.reader.Dataset;

@@ -1,10 +1,10 @@
 package io.pinshard.torch;
 
 import io.pinshard.memory.DType;
-import io.pinshard.cuda.DeviceBatch;
-import io.pinshard.cuda.DeviceBatchPipeline;
-import io.pinshard.cuda.DeviceType;
-import io.pinshard.cuda.TensorDescriptor;
+import io.pinshard.cuda.pipeline.DeviceBatch;
+import io.pinshard.cuda.pipeline.DeviceBatchPipeline;
+import io.pinshard.cuda.device.DeviceType;
+import io.pinshard.cuda.pipeline.TensorDescriptor;
 import org.bytedeco.pytorch.Device;
 import org.bytedeco.pytorch.DeviceOptional;
 import org.bytedeco.pytorch.TensorOptions;

@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.cuda.CudaAvailability;
+import io.pinshard.cuda.runtime.CudaAvailability;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.pytorch.global.torch;
 

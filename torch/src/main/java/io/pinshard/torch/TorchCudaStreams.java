@@ -1,6 +1,6 @@
 package io.pinshard.torch;
 
-import io.pinshard.cuda.CudaCheck;
+import io.pinshard.cuda.runtime.CudaCheck;
 import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cudart;

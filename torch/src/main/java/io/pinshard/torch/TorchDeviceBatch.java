@@ -1,7 +1,7 @@
 package io.pinshard.torch;
 
-import io.pinshard.cuda.DeviceBatch;
-import io.pinshard.cuda.TensorDescriptor;
+import io.pinshard.cuda.pipeline.DeviceBatch;
+import io.pinshard.cuda.pipeline.TensorDescriptor;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorOptions;
 import org.bytedeco.pytorch.global.torch;

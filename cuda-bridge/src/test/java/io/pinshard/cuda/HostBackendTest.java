@@ -1,9 +1,0 @@
-package io.pinshard.cuda;
-
-/** The backend contract on the host backend: device memory is host memory, work is done when the call returns. */
-class HostBackendTest extends AbstractDeviceBackendTest {
-    @Override
-    protected DeviceBackend openBackend() {
-        return new HostBackend();
-    }
-}
