@@ -1,27 +1,19 @@
 package io.pinshard.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.pinshard.format.generated.GeneratedFile;
 import org.junit.jupiter.api.Test;
 
 /** The committed python/pinshard/_serve_options.py is exactly what {@link ServeOptionsPython} generates from the CLI. */
 class ServeOptionsPythonTest {
-    static final String REGENERATE = "mvn -B -pl cli -am test -Dtest=ServeOptionsPythonTest "
-        + "-Dsurefire.failIfNoSpecifiedTests=false -Dpinshard.regenerateServeOptions=true";
+    static final GeneratedFile OPTIONS = new GeneratedFile("python/pinshard/_serve_options.py",
+        "ServeOptionsPython (from ServeCommand's options)", "cli", "ServeOptionsPythonTest",
+        "pinshard.regenerateServeOptions");
 
     @Test
     void committedOptionsAreTheGeneratedOnes() throws Exception {
-        Path options = Path.of(System.getProperty("pinshard.repo", ".."), "python", "pinshard", "_serve_options.py");
-        String generated = ServeOptionsPython.text();
-        if (Boolean.getBoolean("pinshard.regenerateServeOptions")) {
-            Files.writeString(options, generated, StandardCharsets.UTF_8);
-        }
-        assertEquals(generated, Files.readString(options, StandardCharsets.UTF_8), options + " differs from what "
-            + "ServeOptionsPython generates from ServeCommand's options; regenerate with: " + REGENERATE);
+        OPTIONS.assertCommitted(ServeOptionsPython.text());
     }
 
     @Test
