@@ -96,9 +96,6 @@ final class BenchCommand implements Callable<Integer> {
         LoaderOptions.Builder builder = loaderOptions.builder()
             // No trainer here: data wait is ~100 % by design, so the guard's warning would only add noise.
             .dataWaitWarning(1e9, 50);
-        int batch = loaderOptions.batch;
-        int crop = loaderOptions.crop;
-        long seed = loaderOptions.seed;
         BenchWarmup.parse(warmup);
         if (stepMs != null && !(stepMs > 0)) {
             throw new IllegalArgumentException("--step-ms must be > 0: " + stepMs);
@@ -131,8 +128,9 @@ final class BenchCommand implements Callable<Integer> {
             if (backend == null) {
                 result = measure(dataset, loader, options, null);
             } else {
-                PipelineOptions pipelineOptions = new PipelineOptions(batch, crop, crop, 4,
-                    gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, seed) : null);
+                // The device ring's shape is the loader's: its batches, its square crops.
+                PipelineOptions pipelineOptions = new PipelineOptions(options.batchSize(), options.crop(),
+                    options.crop(), 4, gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, options.seed()) : null);
                 try (DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, pipelineOptions)) {
                     result = measure(dataset, loader, options, pipeline);
                 }
