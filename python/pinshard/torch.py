@@ -175,6 +175,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self._running: Optional[Generator[Union[TrainingBatch, FieldsBatch], None, None]] = None
         self._epoch, self._consumed = 0, 0
         self._first_batch_ms: Optional[float] = None
+        self._first_copy_ms: Optional[float] = None  # the first batch's copy out of the ring (server-written values)
 
     def _trainer_converts(self) -> bool:
         """Whether this process makes the training tensors from uint8 NHWC ring batches (`to_training`), rather than
@@ -191,11 +192,15 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
     @property
     def timings(self) -> Dict[str, float]:
         """Start-up steps in ms: the server's (`start_ms`, `jvm_ms`, `dataset_open_ms`, `loader_open_ms`,
-        `ring_ready_ms`, `first_batch_ms`: see `pinshard.server.Server.timings`) and `first_iter_ms`, from the first
-        `iter()` (which starts the server) to its first batch in hand. Empty before the server starts."""
+        `ring_ready_ms`, `first_batch_ms`: see `pinshard.server.Server.timings`), `first_iter_ms`, from the first
+        `iter()` (which starts the server) to its first batch in hand, and `first_copy_ms`, that batch's copy out of
+        the ring (part of first_iter_ms; a CPU dataset whose server writes the values). Empty before the server
+        starts."""
         out = dict(self._server.timings) if self._server is not None else {}
         if self._first_batch_ms is not None:
             out["first_iter_ms"] = self._first_batch_ms
+        if self._first_copy_ms is not None:
+            out["first_copy_ms"] = self._first_copy_ms
         return out
 
     @staticmethod
@@ -388,7 +393,10 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
                 elif finished:
+                    copied = time.monotonic() if started is not None else None
                     images = _pages.empty_like(batch.images).copy_(batch.images)
+                    if copied is not None:
+                        self._first_copy_ms = (time.monotonic() - copied) * 1000.0
                     labels = batch.labels.long()
                     batch_to_release = batch
                 else:
