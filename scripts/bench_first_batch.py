@@ -7,13 +7,15 @@ ring; then the medians.
                    against none (`-Dpinshard.vector.warmup=false` in PINSHARD_JAVA_OPTS)
 --compare archive  the server's class-data-sharing archive (~/.cache/pinshard/cds) against none (PINSHARD_CDS=0);
                    unmeasured starts first make the archive (a class list, then its dump, waited for)
+--compare prefault the first batch's tensor made and touched while the server starts (the default) against made
+                   at the copy (pinshard.torch.PREFAULT_FIRST_BATCH = False)
 --start launcher   the server through PINSHARD_COMMAND (./pinshard: a bash launcher, then the JVM)
 --start java       as an installed wheel starts it: `java FLAGS -jar JAR` from pinshard._java (no launcher), JAR the
                    checkout's cli/target/pinshard.jar, java JAVA_HOME's (point it at the wheel's jlink runtime to
                    measure that) else the PATH's
 
 Usage: /usr/bin/python3 scripts/bench_first_batch.py DATASET [--rounds R] [--workers W] [--batch B]
-                                                     [--compare warmup|archive] [--start launcher|java]
+                                                     [--compare warmup|archive|prefault] [--start launcher|java]
 """
 
 import argparse
@@ -28,13 +30,16 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.join(REPO, "python"))
 
 from pinshard import _java  # noqa: E402
+from pinshard import torch as pinshard_torch  # noqa: E402
 from pinshard.torch import PinshardDataset  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+PREFAULT = "(pinshard.torch.PREFAULT_FIRST_BATCH)"  # not an environment variable: the module's switch
 # variant name -> environment it runs with (added to the caller's)
 COMPARISONS = {
     "warmup": (("warm-up", {}), ("no warm-up", {"PINSHARD_JAVA_OPTS": "-Dpinshard.vector.warmup=false"})),
     "archive": (("archive", {"PINSHARD_CDS": "1"}), ("no archive", {"PINSHARD_CDS": "0"})),
+    "prefault": (("touched", {PREFAULT: "1"}), ("fresh", {PREFAULT: "0"})),
 }
 STEPS = ("jvm_ms", "dataset_open_ms", "loader_open_ms", "ring_ready_ms", "first_batch_ms", "first_copy_ms")
 
@@ -94,7 +99,10 @@ def main() -> int:
     def environment(extra: Dict[str, str]) -> None:
         os.environ.clear()
         os.environ.update(own)
+        pinshard_torch.PREFAULT_FIRST_BATCH = extra.get(PREFAULT, "1") == "1"
         for key, value in extra.items():
+            if key == PREFAULT:
+                continue
             os.environ[key] = (own.get(key, "") + " " + value).strip() if key == "PINSHARD_JAVA_OPTS" else value
 
     if args.compare == "archive":
