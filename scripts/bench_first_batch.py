@@ -9,13 +9,16 @@ ring; then the medians.
                    unmeasured starts first make the archive (a class list, then its dump, waited for)
 --compare prefault the first batch's tensor made and touched while the server starts (the default) against made
                    at the copy (pinshard.torch.PREFAULT_FIRST_BATCH = False)
+--compare none     one variant, as the environment says (to alternate two checkouts, run each with --rounds 1 in
+                   turns: the script imports the pinshard package beside it)
 --start launcher   the server through PINSHARD_COMMAND (./pinshard: a bash launcher, then the JVM)
+--start wheel      the installed pinshard package (a wheel's: its jar and Java runtime), not this checkout's
 --start java       as an installed wheel starts it: `java FLAGS -jar JAR` from pinshard._java (no launcher), JAR the
                    checkout's cli/target/pinshard.jar, java JAVA_HOME's (point it at the wheel's jlink runtime to
                    measure that) else the PATH's
 
 Usage: /usr/bin/python3 scripts/bench_first_batch.py DATASET [--rounds R] [--workers W] [--batch B]
-                                                     [--compare warmup|archive|prefault] [--start launcher|java]
+                                                     [--compare warmup|archive|prefault|none] [--start launcher|java|wheel]
 """
 
 import argparse
@@ -27,7 +30,9 @@ import time
 from typing import Dict, List
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(REPO, "python"))
+WHEEL = any(a == "--start=wheel" or (a == "wheel" and p == "--start") for p, a in zip(sys.argv, sys.argv[1:]))
+if not WHEEL:
+    sys.path.insert(0, os.path.join(REPO, "python"))
 
 from pinshard import _java  # noqa: E402
 from pinshard import torch as pinshard_torch  # noqa: E402
@@ -40,6 +45,7 @@ COMPARISONS = {
     "warmup": (("warm-up", {}), ("no warm-up", {"PINSHARD_JAVA_OPTS": "-Dpinshard.vector.warmup=false"})),
     "archive": (("archive", {"PINSHARD_CDS": "1"}), ("no archive", {"PINSHARD_CDS": "0"})),
     "prefault": (("touched", {PREFAULT: "1"}), ("fresh", {PREFAULT: "0"})),
+    "none": (("as is", {}),),
 }
 STEPS = ("jvm_ms", "dataset_open_ms", "loader_open_ms", "ring_ready_ms", "first_batch_ms", "first_copy_ms")
 
@@ -85,12 +91,16 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--compare", choices=sorted(COMPARISONS), default="warmup")
-    parser.add_argument("--start", choices=("launcher", "java"), default="launcher")
+    parser.add_argument("--start", choices=("launcher", "java", "wheel"), default="launcher")
     args = parser.parse_args()
     if args.start == "java":
         os.environ.pop("PINSHARD_COMMAND", None)
         _java.PACKAGED_JAR = os.path.join(REPO, "cli", "target", "pinshard.jar")
         print("start: %s FLAGS -jar %s serve ..." % (_java.find_java().path, _java.PACKAGED_JAR))
+    elif args.start == "wheel":
+        os.environ.pop("PINSHARD_COMMAND", None)
+        print("start: the package at %s (jar %s, java %s)" % (os.path.dirname(_java.__file__), _java.PACKAGED_JAR,
+                                                               _java.find_java().path))
     elif not os.environ.get("PINSHARD_COMMAND"):
         raise SystemExit("--start launcher needs PINSHARD_COMMAND (e.g. PINSHARD_COMMAND=$PWD/pinshard)")
     own = dict(os.environ)
