@@ -96,6 +96,9 @@ def main() -> int:
     if args.start == "java":
         os.environ.pop("PINSHARD_COMMAND", None)
         _java.PACKAGED_JAR = os.path.join(REPO, "cli", "target", "pinshard.jar")
+        defaults = _java.java_command.__defaults__  # a package whose java_command bound the wheel's jar at import
+        if defaults and isinstance(defaults[-1], str):
+            _java.java_command.__defaults__ = defaults[:-1] + (_java.PACKAGED_JAR,)
         print("start: %s FLAGS -jar %s serve ..." % (_java.find_java().path, _java.PACKAGED_JAR))
     elif args.start == "wheel":
         os.environ.pop("PINSHARD_COMMAND", None)
