@@ -59,19 +59,33 @@ def jvm_arguments(pid: int) -> List[str]:
         return []
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process `pid` has used so far, or -1."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return -1.0
+
+
 def first_batch(dataset: str, args: argparse.Namespace) -> Dict[str, float]:
+    own_cpu = time.process_time()
     started = time.monotonic()
     ds = PinshardDataset(dataset, batch_size=args.batch, crop=224, workers=args.workers, seed=0, mean=MEAN, std=STD)
     batches = iter(ds)
     next(batches)
     first = time.monotonic() - started
+    trainer_cpu = time.process_time() - own_cpu
     server = ds._server
+    server_cpu = cpu_seconds(server.process.pid) if server is not None else -1.0
     mapped = server is not None and any(a.startswith("-XX:SharedArchiveFile=")
                                         for a in jvm_arguments(server.process.pid))
     next(batches)
     timings = dict(ds.timings)
     ds.close()
     timings["loop_s"] = first
+    timings["server_cpu_s"], timings["trainer_cpu_s"] = server_cpu, trainer_cpu
     timings["archive"] = 1.0 if mapped else 0.0
     return timings
 
@@ -133,16 +147,19 @@ def main() -> int:
             timings = first_batch(args.dataset, args)
             for key, value in timings.items():
                 figures[name].setdefault(key, []).append(value)
-            print("%-11s loop first batch %.2f s (archive mapped: %s); server: %s; copy out of the ring %d ms"
-                  % (name, timings["loop_s"], "yes" if timings["archive"] else "no",
+            print("%-11s loop first batch %.2f s (archive mapped: %s; CPU to it: server %.2f s, this process %.2f s); "
+                  "server: %s; copy out of the ring %d ms"
+                  % (name, timings["loop_s"], "yes" if timings["archive"] else "no", timings["server_cpu_s"],
+                     timings["trainer_cpu_s"],
                      ", ".join("%s %d" % (step[:-3].replace("_", " "), timings.get(step, -1))
                                for step in STEPS[:-1]), timings.get("first_copy_ms", -1)), flush=True)
     environment({})
     for name, _ in variants:
         medians = {key: statistics.median(values) for key, values in figures[name].items()}
-        print("median %-11s loop first batch %.2f s; server: %s; copy %d ms" % (
-            name, medians["loop_s"], ", ".join("%s %d" % (step[:-3].replace("_", " "), medians.get(step, -1))
-                                               for step in STEPS[:-1]), medians.get("first_copy_ms", -1)))
+        steps = ", ".join("%s %d" % (step[:-3].replace("_", " "), medians.get(step, -1)) for step in STEPS[:-1])
+        print("median %-11s loop first batch %.2f s (CPU to it: server %.2f s, this process %.2f s); server: %s; "
+              "copy %d ms" % (name, medians["loop_s"], medians["server_cpu_s"], medians["trainer_cpu_s"], steps,
+                              medians.get("first_copy_ms", -1)))
     return 0
 
 
