@@ -248,6 +248,20 @@ def _start_archive_dump(java: Java, jar: str, flags: List[str], dump: str, listi
         pass  # no archive yet: the next start tries again
 
 
+def _remove_older_builds(folder: str, subcommand: str) -> None:
+    """The lists and archives of this subcommand untouched for a day (other jar builds or JDKs: ./pinshard's `find
+    -mtime +0 -delete`), so that upgrades do not pile up archives of ~30 MB."""
+    day_ago = time.time() - 86400
+    for name in os.listdir(folder):
+        if name.startswith(subcommand + "-") and not name.endswith(".tmp"):
+            path = os.path.join(folder, name)
+            try:
+                if os.stat(path).st_mtime < day_ago:
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
 def archive_flags(java: Java, jar: str, args: Sequence[str], flags: Sequence[str],
                   properties: Optional[Mapping[str, str]] = None, environ: Optional[Mapping[str, str]] = None,
                   pid: Optional[int] = None) -> List[str]:
@@ -255,7 +269,7 @@ def archive_flags(java: Java, jar: str, args: Sequence[str], flags: Sequence[str
     line and subcommand in `cache_root()/cds` (PINSHARD_CDS=0: none), in three steps, none at a JVM's exit:
     1. a first run records the classes it loads into `NAME.classlist.PID.tmp` (PID this process's, which the JVM's
        own for the `pinshard` console script, which execs; the JVM renames it to `NAME.classlist` as it exits, or
-       drops it when the command failed);
+       drops it when the command failed), and removes this subcommand's files untouched for a day (older builds);
     2. the next start dumps `NAME.jsa` from it in a detached process at the lowest priority (temp file, renamed when
        whole: two first servers cannot leave a half archive) and runs without;
     3. later starts map it. An archive the JVM cannot use (corrupt, another JDK's or jar's) is ignored by the JVM
@@ -288,6 +302,7 @@ def archive_flags(java: Java, jar: str, args: Sequence[str], flags: Sequence[str
     recording = "%s.classlist.%d.tmp" % (stem, os.getpid() if pid is None else pid)
     if os.path.exists(recording):
         return []  # another server of this process records it
+    _remove_older_builds(folder, subcommand)
     return (_template(properties["pinshard.jvm.cdsListFlags"], LIST=recording)
             + ["-Dpinshard.cds.classList=" + recording])
 

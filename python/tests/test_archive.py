@@ -62,6 +62,17 @@ class ArchiveSteps(unittest.TestCase):
                                                                                       % os.getpid()), path)
         self.assertIn("-Dpinshard.cds.classList=" + path, flags)
 
+    def test_recording_a_new_list_removes_the_subcommands_files_untouched_for_a_day(self):
+        os.makedirs(self.cds)
+        names = ("serve-pyold.jsa", "serve-pyold.classlist", "serve-pynew.jsa", "convert-pyold.jsa")
+        for name in names:
+            open(os.path.join(self.cds, name), "wb").close()
+        two_days_ago = time.time() - 2 * 86400
+        for name in ("serve-pyold.jsa", "serve-pyold.classlist", "convert-pyold.jsa"):
+            os.utime(os.path.join(self.cds, name), (two_days_ago, two_days_ago))
+        self.assertTrue(self.flags("serve", "data"))
+        self.assertEqual(["convert-pyold.jsa", "serve-pynew.jsa"], sorted(os.listdir(self.cds)))
+
     def test_xdg_cache_home_is_taken_only_when_absolute(self):
         self.assertEqual(os.path.join(self.temp, "pinshard"), _java.cache_root(self.environ))
         self.assertEqual("/home/u/.cache/pinshard", _java.cache_root({"XDG_CACHE_HOME": "rel", "HOME": "/home/u"}))
