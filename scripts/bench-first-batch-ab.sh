@@ -2,9 +2,9 @@
 # The loop's first batch of a fresh PinshardDataset (scripts/bench_first_batch.py --compare none), this checkout
 # against an earlier revision, alternated round by round: REV's launcher, scripts and Python package (git archive
 # into a temporary folder) with this checkout's jar, so REV must have the same Java sources and poms (it says so if
-# not). Each side runs twice unmeasured first (the launcher's class list, then its archive dump, waited for).
+# not), unless BASE_JAR names REV's own build of cli/target/pinshard.jar. Each side runs twice unmeasured first (the launcher's class list, then its archive dump, waited for).
 # START: launcher (PINSHARD_COMMAND=DIR/pinshard) or java (`java FLAGS -jar JAR` from pinshard._java, as a wheel).
-# Usage: scripts/bench-first-batch-ab.sh REV [ROUNDS] [launcher|java] [DATASET]
+# Usage: [BASE_JAR=JAR] scripts/bench-first-batch-ab.sh REV [ROUNDS] [launcher|java] [DATASET]
 #        (defaults: 5 rounds, launcher, ~/.cache/pinshard/bench-320-x24-rst2/raw)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,7 +12,9 @@ rev="${1:?usage: scripts/bench-first-batch-ab.sh REV [ROUNDS] [launcher|java] [D
 rounds="${2:-5}" start="${3:-launcher}" data="${4:-$HOME/.cache/pinshard/bench-320-x24-rst2/raw}"
 [[ "$start" == launcher || "$start" == java ]] || { echo "START is launcher or java, not $start" >&2; exit 2; }
 cd "$root"
-if ! git diff --quiet "$rev" -- '*/src/main/**' '*pom.xml'; then
+if [[ -n "${BASE_JAR:-}" ]]; then
+  [[ -f "$BASE_JAR" ]] || { echo "bench-first-batch-ab: BASE_JAR $BASE_JAR is not a file" >&2; exit 2; }
+elif ! git diff --quiet "$rev" -- '*/src/main/**' '*pom.xml'; then
   echo "bench-first-batch-ab: $rev has other Java sources or poms than this checkout; this script reuses this" \
     "checkout's jar for both" >&2
   exit 1
@@ -22,7 +24,7 @@ base="$(mktemp -d "${TMPDIR:-/tmp}/pinshard-ab.XXXXXX")"
 trap 'rm -rf -- "$base"' EXIT
 git archive "$rev" | tar -x -C "$base"
 mkdir -p "$base/cli/target"
-cp "$root/cli/target/pinshard.jar" "$base/cli/target/"  # newer than REV's sources: its launcher does not rebuild
+cp "${BASE_JAR:-$root/cli/target/pinshard.jar}" "$base/cli/target/pinshard.jar"  # newer than REV's sources: not rebuilt
 cp "$root/scripts/bench_first_batch.py" "$base/scripts/"  # both sides measured alike
 one() {  # DIR NAME
   local out
