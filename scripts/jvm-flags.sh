@@ -18,8 +18,11 @@
 #               path a Spark job that had succeeded ended with "Error occurred during initialization of VM")
 # The pom is the one home of the list: surefire reads the property, the JMH forks jmh's filtered
 # jvm-flags.properties, and ./pinshard, jmh/run.sh and the other scripts this script.
+# Called at every ./pinshard start: no more processes than it needs (readlink, one sed over the pom).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+script="${BASH_SOURCE[0]}"
+[[ "$script" == */* ]] || script="./$script"
+root="$(cd "${script%/*}/.." && pwd)"
 spark=0
 if [[ "${1:-}" == "--spark" ]]; then spark=1; shift; fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
@@ -36,26 +39,37 @@ while [[ $# -gt 0 ]]; do
     *) echo "jvm-flags.sh: unknown argument $1" >&2; exit 2;;
   esac
 done
-property() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$root/pom.xml" | head -n 1; }
-flags="$(property pinshard.jvm.flags)"
+# Every pinshard.jvm.* property of the root pom, read once (the first of each name counts).
+declare -A properties=()
+while IFS= read -r line; do
+  name="${line%%=*}"
+  [[ -n "${properties[$name]+set}" ]] || properties[$name]="${line#*=}"
+done < <(sed -n 's:.*<\(pinshard\.jvm\.[A-Za-z0-9]*\)>\(.*\)</\1>.*:\1=\2:p' "$root/pom.xml")
+flags="${properties[pinshard.jvm.flags]-}"
 if [[ -z "$flags" ]]; then
   echo "jvm-flags.sh: no pinshard.jvm.flags property in $root/pom.xml" >&2
   exit 1
 fi
 # The JDK's release file says its version without starting a JVM (a tenth of a CPU second per call).
-release="$(dirname "$(dirname "$(readlink -f "$(command -v "$java_bin")")")")/release"
-major="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release" 2>/dev/null || true)"
+java_real="$(readlink -f "$(command -v "$java_bin")")"
+release="${java_real%/*/*}/release"
+major=""
+if [[ -f "$release" && -r "$release" ]]; then
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^JAVA_VERSION=\"([0-9]*) ]]; then major="${BASH_REMATCH[1]}"; break; fi
+  done < "$release"
+fi
 if [[ -z "$major" ]]; then
   major="$("$java_bin" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
 fi
-if [[ "${major%%.*}" -ge 24 ]]; then flags+=" $(property pinshard.jvm.jdk24Flags)"; fi
+if [[ "${major%%.*}" -ge 24 ]]; then flags+=" ${properties[pinshard.jvm.jdk24Flags]-}"; fi
 if [[ "$cds_flags" == auto ]]; then  # JDK 17 has no -XX:+AutoCreateSharedArchive (and refuses to start with it)
   if [[ "${major%%.*}" -ge 19 ]]; then cds_flags=pinshard.jvm.cdsAutoFlags
   elif [[ -f "$archive" ]]; then cds_flags=pinshard.jvm.cdsUseFlags
   else cds_flags=pinshard.jvm.cdsAtExitFlags; fi
 fi
-if [[ "$spark" == 1 ]]; then flags+=" $(property pinshard.jvm.sparkFlags)"; fi
-if [[ "$command" == convert ]]; then flags+=" $(property pinshard.jvm.convertFlags)"; fi
+if [[ "$spark" == 1 ]]; then flags+=" ${properties[pinshard.jvm.sparkFlags]-}"; fi
+if [[ "$command" == convert ]]; then flags+=" ${properties[pinshard.jvm.convertFlags]-}"; fi
 if [[ -n "$cds_flags" && -n "$classpath" ]]; then
   IFS=: read -r -a entries <<< "$classpath"
   for entry in "${entries[@]}"; do
@@ -67,5 +81,9 @@ if [[ -n "$cds_flags" && -n "$classpath" ]]; then
     fi
   done
 fi
-if [[ -n "$cds_flags" ]]; then flags+=" $(property "$cds_flags" | sed -e "s:@ARCHIVE@:$archive:g" -e "s:@LIST@:$list:g")"; fi
+if [[ -n "$cds_flags" ]]; then
+  cds="${properties[$cds_flags]-}"
+  cds="${cds//@ARCHIVE@/"$archive"}"
+  flags+=" ${cds//@LIST@/"$list"}"
+fi
 echo "$flags"

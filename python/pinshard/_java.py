@@ -5,6 +5,7 @@ pom's pinshard.jvm.* properties, copied into the wheel at build time by setup.py
 Standard library only: setup.py loads this file to read the pom, and `pinshard --version` must not import torch.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ElementTree
 from typing import Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence
 
@@ -21,7 +23,12 @@ MINIMUM_JAVA = 17
 #: What to install on Debian or Ubuntu when no Java is found.
 DEBIAN_PACKAGE = "openjdk-17-jre-headless"
 #: The pom properties the package carries (see scripts/jvm-flags.sh, which reads the same ones).
-FLAG_PROPERTIES = ("pinshard.jvm.flags", "pinshard.jvm.jdk24Flags", "pinshard.jvm.convertFlags")
+FLAG_PROPERTIES = ("pinshard.jvm.flags", "pinshard.jvm.jdk24Flags", "pinshard.jvm.convertFlags",
+                   "pinshard.jvm.cdsListFlags", "pinshard.jvm.cdsDumpFlags", "pinshard.jvm.cdsUseFlags")
+#: The class-data-sharing flags (a wheel built before they were carried has none: it starts without an archive).
+CDS_PROPERTIES = FLAG_PROPERTIES[3:]
+#: Arguments that make a run print usage or check options: its classes are not the work's (./pinshard's list).
+_USAGE_ARGS = frozenset(("-h", "--help", "-V", "--version", "--check-options"))
 #: The JVM's first stderr line whenever jdk.incubator.vector is added: true and of no use to the user.
 INCUBATOR_NOTICE = b"WARNING: Using incubator modules: jdk.incubator.vector\n"
 
@@ -145,15 +152,173 @@ def jvm_flags(major: int, subcommand: str = "", properties: Optional[Mapping[str
     return line.split()
 
 
-def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: str = PACKAGED_JAR) -> List[str]:
-    """`java FLAGS $PINSHARD_JAVA_OPTS -jar JAR ARGS`, the wheel's equivalent of ./pinshard ARGS."""
+def cache_root(environ: Optional[Mapping[str, str]] = None) -> str:
+    """pinshard's cache folder, by the rule ./pinshard and the JVM (ImageCollection.defaultCacheRoot) follow:
+    $XDG_CACHE_HOME/pinshard when that is an absolute path, else $HOME/.cache/pinshard."""
+    environ = os.environ if environ is None else environ
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if xdg.startswith("/"):
+        return os.path.join(xdg, "pinshard")
+    home = environ.get("HOME", "")
+    return os.path.join(home if home.startswith("/") else os.path.expanduser("~"), ".cache", "pinshard")
+
+
+def _template(line: str, **values: str) -> List[str]:
+    """A pom flag line split into arguments, @NAME@ replaced by values[NAME] in each (a path with blanks stays one
+    argument)."""
+    out = []
+    for word in line.split():
+        for name, value in values.items():
+            word = word.replace("@%s@" % name, value)
+        out.append(word)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
+
+
+def _put_finished_class_lists_in_place(folder: str) -> None:
+    """./pinshard's put_finished_class_lists_in_place: a `NAME.classlist.PID.tmp` of a process that is gone (killed
+    before its JVM's exit hook renamed it) becomes `NAME.classlist` unless that run failed (its `.discard`), and any
+    other temporary file of a dead pid (an archive dump killed midway) goes."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.endswith(".tmp"):
+            continue
+        pid = name[:-4].rsplit(".", 1)[-1]
+        if not pid.isdigit():
+            continue
+        path = os.path.join(folder, name)
+        try:
+            info = os.stat(path)
+            if _alive(int(pid)) and time.time() - info.st_mtime < 86400:
+                continue  # still running (a pid reused for a day is taken for dead)
+            if ".classlist." in name and not os.path.exists(path + ".discard") and info.st_size > 0:
+                os.replace(path, path[:-len("." + pid + ".tmp")])
+        except OSError:
+            pass
+        for leftover in (path, path + ".discard"):
+            try:
+                os.unlink(leftover)
+            except OSError:
+                pass
+
+
+# The detached archive dump: lowest priority, into ARCHIVE.PID.tmp, renamed into place when the JVM succeeded.
+# A list the JVM could not dump from (two servers of one process wrote it at once) goes: the next start records anew.
+_DUMP = """import os, subprocess, sys
+archive, listing, placeholder, command = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+tmp = "%s.%d.tmp" % (archive, os.getpid())
+try:
+    os.nice(19)
+    if subprocess.call([w.replace(placeholder, tmp) for w in command], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+        os.replace(tmp, archive)
+    else:
+        os.unlink(listing)
+finally:
+    if os.path.exists(tmp):
+        os.unlink(tmp)
+"""
+
+
+def _start_archive_dump(java: Java, jar: str, flags: List[str], dump: str, listing: str, archive: str) -> None:
+    """Dumps `archive` from the class list `listing` in a detached process (./pinshard's start_archive_dump), unless
+    one is being written."""
+    folder, prefix = os.path.split(archive)
+    if any(n.startswith(prefix + ".") and n.endswith(".tmp") for n in os.listdir(folder)) or not sys.executable:
+        return
+    placeholder = archive + ".PID.tmp"
+    command = [java.path] + flags + _template(dump, LIST=listing, ARCHIVE=placeholder) + ["-cp", jar]
+    try:
+        subprocess.Popen([sys.executable, "-c", _DUMP, archive, listing, placeholder] + command, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                         close_fds=True)
+    except OSError:
+        pass  # no archive yet: the next start tries again
+
+
+def _remove_older_builds(folder: str, subcommand: str) -> None:
+    """The lists and archives of this subcommand untouched for a day (other jar builds or JDKs: ./pinshard's `find
+    -mtime +0 -delete`), so that upgrades do not pile up archives of ~30 MB."""
+    day_ago = time.time() - 86400
+    for name in os.listdir(folder):
+        if name.startswith(subcommand + "-") and not name.endswith(".tmp"):
+            path = os.path.join(folder, name)
+            try:
+                if os.stat(path).st_mtime < day_ago:
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
+def archive_flags(java: Java, jar: str, args: Sequence[str], flags: Sequence[str],
+                  properties: Optional[Mapping[str, str]] = None, environ: Optional[Mapping[str, str]] = None,
+                  pid: Optional[int] = None) -> List[str]:
+    """The class-data-sharing flags of a server start, as ./pinshard gives them: one archive per JDK, jar build, flag
+    line and subcommand in `cache_root()/cds` (PINSHARD_CDS=0: none), in three steps, none at a JVM's exit:
+    1. a first run records the classes it loads into `NAME.classlist.PID.tmp` (PID this process's, which the JVM's
+       own for the `pinshard` console script, which execs; the JVM renames it to `NAME.classlist` as it exits, or
+       drops it when the command failed), and removes this subcommand's files untouched for a day (older builds);
+    2. the next start dumps `NAME.jsa` from it in a detached process at the lowest priority (temp file, renamed when
+       whole: two first servers cannot leave a half archive) and runs without;
+    3. later starts map it. An archive the JVM cannot use (corrupt, another JDK's or jar's) is ignored by the JVM
+       (-Xshare:auto, its messages off): the start goes on without it.
+    """
+    environ = os.environ if environ is None else environ
+    properties = flag_properties() if properties is None else properties
+    if environ.get("PINSHARD_CDS", "1") == "0" or any(name not in properties for name in CDS_PROPERTIES):
+        return []
+    subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else "none"
+    folder = os.path.join(cache_root(environ), "cds")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        _put_finished_class_lists_in_place(folder)
+        real = os.path.realpath(java.path)
+        java_info, jar_info = os.stat(real), os.stat(jar)
+    except OSError:
+        return []
+    identity = "%s %d %d %s %d %d %s" % (real, java_info.st_size, java_info.st_mtime_ns, os.path.abspath(jar),
+                                         jar_info.st_size, jar_info.st_mtime_ns, " ".join(flags))
+    stem = os.path.join(folder, "%s-py%s" % (subcommand, hashlib.sha256(identity.encode()).hexdigest()[:12]))
+    archive, listing = stem + ".jsa", stem + ".classlist"
+    if os.path.isfile(archive):
+        return _template(properties["pinshard.jvm.cdsUseFlags"], ARCHIVE=archive)
+    if os.path.isfile(listing):
+        _start_archive_dump(java, jar, list(flags), properties["pinshard.jvm.cdsDumpFlags"], listing, archive)
+        return []
+    if subcommand == "none" or any(arg in _USAGE_ARGS for arg in args):
+        return []  # a usage or --check-options run would record the usage's classes, not the work's
+    recording = "%s.classlist.%d.tmp" % (stem, os.getpid() if pid is None else pid)
+    if os.path.exists(recording):
+        return []  # another server of this process records it
+    _remove_older_builds(folder, subcommand)
+    return (_template(properties["pinshard.jvm.cdsListFlags"], LIST=recording)
+            + ["-Dpinshard.cds.classList=" + recording])
+
+
+def java_command(args: Sequence[str] = (), java: Optional[Java] = None, jar: Optional[str] = None) -> List[str]:
+    """`java FLAGS ARCHIVE-FLAGS $PINSHARD_JAVA_OPTS -jar JAR ARGS`, the wheel's equivalent of ./pinshard ARGS
+    (`archive_flags`: the subcommand's class-data-sharing archive); `jar` by default the wheel's."""
+    jar = PACKAGED_JAR if jar is None else jar
     if not os.path.isfile(jar):
         raise FileNotFoundError("pinshard: %s is missing: this pinshard package was not installed from a wheel "
                                 "(in a checkout run ./pinshard)" % jar)
     java = find_java() if java is None else java
     subcommand = args[0] if args and re.fullmatch(r"[a-z]+", args[0]) else ""
-    return ([java.path] + jvm_flags(java.major, subcommand) + os.environ.get("PINSHARD_JAVA_OPTS", "").split()
-            + ["-jar", jar] + list(args))
+    flags = jvm_flags(java.major, subcommand)
+    return ([java.path] + flags + archive_flags(java, jar, args, flags)
+            + os.environ.get("PINSHARD_JAVA_OPTS", "").split() + ["-jar", jar] + list(args))
 
 
 def pinshard_command(*args: str) -> List[str]:

@@ -10,6 +10,7 @@
 """
 
 import os
+import threading
 import time
 from typing import Any, Dict, Generator, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -29,6 +30,8 @@ from .server import Server, dataset_location
 __all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training",
            "normalisation", "rank_and_world"]
 
+# The first batch's tensor is made and touched while the server starts (see _FirstBuffer); False: made at the copy.
+PREFAULT_FIRST_BATCH = True
 _CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 # What `pinshard serve --dtype` writes: a CPU dataset of one of these gets its batches finished by the server.
 _SERVER_DTYPES = (torch.uint8, torch.float32, torch.float16, torch.bfloat16)
@@ -56,6 +59,31 @@ def rank_and_world() -> Tuple[int, int]:
     if dist.is_available() and dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()
     return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+
+
+class _FirstBuffer:
+    """The tensor the first batch is copied into, allocated and touched in a thread while the server starts (the
+    training process only waits then): the first copy out of the ring into fresh memory otherwise pays the kernel's
+    first-touch faults and zeroing of the whole batch (154 MB for 256 float32 224-px crops) on top of the copy, while
+    the server's workers hold both cores of a small machine. Taken once, by a batch of exactly its shape and dtype;
+    any other first batch gets a fresh tensor as before."""
+
+    def __init__(self, shape: Tuple[int, ...], dtype: torch.dtype) -> None:
+        self._shape, self._dtype = shape, dtype
+        self._tensor: Optional[torch.Tensor] = None
+        self._thread = threading.Thread(target=self._make, name="pinshard-first-batch-buffer", daemon=True)
+        self._thread.start()
+
+    def _make(self) -> None:
+        self._tensor = _pages.empty(self._shape, self._dtype, torch.device("cpu")).zero_()
+
+    def take(self, like: torch.Tensor) -> Optional[torch.Tensor]:
+        """The touched tensor when `like` has its shape and dtype, else None; the buffer is given out once."""
+        self._thread.join()
+        tensor, self._tensor = self._tensor, None
+        if tensor is None or tuple(like.shape) != self._shape or like.dtype != self._dtype:
+            return None
+        return tensor
 
 
 class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[TrainingBatch, FieldsBatch]]):
@@ -175,6 +203,8 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self._running: Optional[Generator[Union[TrainingBatch, FieldsBatch], None, None]] = None
         self._epoch, self._consumed = 0, 0
         self._first_batch_ms: Optional[float] = None
+        self._first_copy_ms: Optional[float] = None  # the first batch's copy out of the ring (server-written values)
+        self._first_buffer: Optional[_FirstBuffer] = None
 
     def _trainer_converts(self) -> bool:
         """Whether this process makes the training tensors from uint8 NHWC ring batches (`to_training`), rather than
@@ -191,11 +221,15 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
     @property
     def timings(self) -> Dict[str, float]:
         """Start-up steps in ms: the server's (`start_ms`, `jvm_ms`, `dataset_open_ms`, `loader_open_ms`,
-        `ring_ready_ms`, `first_batch_ms`: see `pinshard.server.Server.timings`) and `first_iter_ms`, from the first
-        `iter()` (which starts the server) to its first batch in hand. Empty before the server starts."""
+        `ring_ready_ms`, `first_batch_ms`: see `pinshard.server.Server.timings`), `first_iter_ms`, from the first
+        `iter()` (which starts the server) to its first batch in hand, and `first_copy_ms`, that batch's copy out of
+        the ring (part of first_iter_ms; a CPU dataset whose server writes the values). Empty before the server
+        starts."""
         out = dict(self._server.timings) if self._server is not None else {}
         if self._first_batch_ms is not None:
             out["first_iter_ms"] = self._first_batch_ms
+        if self._first_copy_ms is not None:
+            out["first_copy_ms"] = self._first_copy_ms
         return out
 
     @staticmethod
@@ -219,9 +253,17 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         if self._server is None:
             rank, world = (self._server_rank_world())
             self._rank, self._world_size = rank, world  # fixed for the server's life
-            self._server = Server(self.path, pin_memory=self.device.type == "cuda", eval=self._eval,
-                                  ready_timeout=self._ready_timeout, drop_last=self._drop_last,
-                                  rank=rank, world=world, **self._options)
+            if PREFAULT_FIRST_BATCH and self._first_batch_ms is None and self.copy and not self._trainer_converts():
+                shape = ((self.batch_size, 3, self.crop, self.crop) if self.layout == "NCHW"
+                         else (self.batch_size, self.crop, self.crop, 3))
+                self._first_buffer = _FirstBuffer(shape, self.dtype)
+            try:
+                self._server = Server(self.path, pin_memory=self.device.type == "cuda", eval=self._eval,
+                                      ready_timeout=self._ready_timeout, drop_last=self._drop_last,
+                                      rank=rank, world=world, **self._options)
+            except BaseException:
+                self._first_buffer = None
+                raise
             self._check_pixels(self._server.ring)
         ring = self._server.ring
         assert ring is not None  # Server attaches its Ring (attach=True)
@@ -252,6 +294,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         if guard is not None:
             guard.close()
         server, self._server = self._server, None
+        self._first_buffer = None
         running, self._running = getattr(self, "_running", None), None
         if running is not None:
             running.close()
@@ -273,6 +316,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
     def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
         state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
+        state["_first_buffer"] = None  # a thread's tensor: the copy makes its own
         state["_copies"] = state["_scale_shift"] = None  # CUDA objects: made again where the copy runs
         return state
 
@@ -388,7 +432,12 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
                         pending[1].synchronize()
                     batch_to_release, pending = (None if pending is None else pending[0]), (batch, event)
                 elif finished:
-                    images = _pages.empty_like(batch.images).copy_(batch.images)
+                    copied = time.monotonic() if started is not None else None
+                    first, self._first_buffer = self._first_buffer, None
+                    target = first.take(batch.images) if first is not None else None
+                    images = (_pages.empty_like(batch.images) if target is None else target).copy_(batch.images)
+                    if copied is not None:
+                        self._first_copy_ms = (time.monotonic() - copied) * 1000.0
                     labels = batch.labels.long()
                     batch_to_release = batch
                 else:

@@ -60,7 +60,7 @@ class ServerWritesTrainingPixels(unittest.TestCase):
             self.assertTrue(bool((error <= allowed).all()), "%s %s: %d values more than one ulp off, the worst by %g"
                             % (dtype, layout, int((error > allowed).sum()), float(error.max())))
         for step in ("start_ms", "jvm_ms", "dataset_open_ms", "loader_open_ms", "ring_ready_ms", "first_batch_ms",
-                     "first_iter_ms"):
+                     "first_iter_ms", "first_copy_ms"):
             self.assertIn(step, timings)
             self.assertGreaterEqual(timings[step], 0)
 
@@ -81,6 +81,45 @@ class ServerWritesTrainingPixels(unittest.TestCase):
             self.assertTrue(start <= images.data_ptr() < end, "a view of the ring, not a copy")
             expected = to_training(self.reference[0][0], torch.float32, "NCHW")
             self.assertTrue(bool(((images - expected).abs() <= expected.abs() * 2.0 ** -23 + 1e-30).all()))
+
+    def first_tensor(self, dataset):
+        """The dataset's first batch, and the address of the tensor made for it while the server started (None
+        when none was made)."""
+        with dataset:
+            batches = iter(dataset)
+            made = dataset._first_buffer
+            address = None
+            if made is not None:
+                made._thread.join()
+                address = made._tensor.data_ptr()
+            images, labels = next(batches)
+            self.assertIsNone(dataset._first_buffer, "given out once")
+            return images, labels, address
+
+    def test_the_first_batch_lands_in_the_tensor_touched_while_the_server_started(self):
+        images, labels, address = self.first_tensor(PinshardDataset(DATASET, dtype=torch.float32, layout="NCHW",
+                                                                    mean=MEAN, std=STD, **COMMON))
+        self.assertIsNotNone(address)
+        self.assertEqual(address, images.data_ptr(), "the first batch is the touched tensor")
+        expected = to_training(self.reference[0][0], torch.float32, "NCHW", *normalisation(MEAN, STD, "NCHW"))
+        self.assertTrue(torch.equal(self.reference[0][1], labels))
+        self.assertTrue(bool(((images - expected).abs() <= expected.abs() * 2.0 ** -23 + 1e-30).all()))
+
+    def test_a_first_batch_of_another_shape_gets_a_fresh_tensor(self):
+        records = int(os.environ.get("PINSHARD_TEST_RECORDS", "50"))
+        options = dict(COMMON, batch_size=records + 14)  # the whole (smaller) dataset in one short batch
+        images, labels, address = self.first_tensor(PinshardDataset(DATASET, dtype=torch.float16, layout="NHWC",
+                                                                    **options))
+        self.assertIsNotNone(address)
+        self.assertEqual((records, 16, 16, 3), tuple(images.shape))
+        self.assertNotEqual(address, images.data_ptr())
+        self.assertEqual(torch.float16, images.dtype)
+
+    def test_no_tensor_is_made_for_views_or_a_uint8_pass_in_this_process(self):
+        for dataset in (PinshardDataset(DATASET, dtype=torch.float32, copy=False, **COMMON),
+                        PinshardDataset(DATASET, dtype=torch.float64, **COMMON)):
+            _, _, address = self.first_tensor(dataset)
+            self.assertIsNone(address)
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ public final class LoaderControl {
 
     /**
      * A worker completed a batch: unparks the consumer if it waits. Its backoff alone would find the batch at
-     * its next poll, up to 0.2 ms later and, on a busy machine, a time slice or more; with epochs shorter than
+     * its next poll, up to 5 ms later (Epoch's cap) and, on a busy machine, a time slice or more; with epochs shorter than
      * the ring (small datasets) that latency, not the workers, set the pace. Volatile write of the waiter, then
      * read of the fill count, against the worker's fenced count then read of the waiter: one sees the other.
      */
