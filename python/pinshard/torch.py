@@ -10,80 +10,32 @@
 """
 
 import os
-import threading
 import time
-from typing import Any, Dict, Generator, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Generator, Iterator, Optional, Sequence, Tuple, Union
 
-from ._checks import check_dataset_arguments, check_state, require_torch
+from ._checks import check_dataset_arguments, require_torch
 
 require_torch()  # before `import torch`: says which package provides it, and refuses a checkout's torch/ folder
 import torch  # noqa: E402
 import torch.utils.data  # noqa: E402
 
 from . import _jitter, _jitter_cuda, _pages, _steplog
+from ._device_copy import DeviceCopies
 from ._mixing import MixedDataset, mixing_schedule
 from ._pixels import _FLOAT_DTYPES, _Triple, _dtype_error, _triple, normalisation, to_training
-from ._position import EpochPosition
+from ._position import EpochPosition, resume_point
+from ._training_batch import FieldsBatch, TrainingBatch, rank_and_world
 from .client import Batch, Epoch, Ring, RingError
 from .server import Server, dataset_location
 
 __all__ = ["PinshardDataset", "TrainingBatch", "FieldsBatch", "MixedDataset", "mixing_schedule", "to_training",
            "normalisation", "rank_and_world"]
 
-# The first batch's tensor is made and touched while the server starts (see _FirstBuffer); False: made at the copy.
+# The first batch's tensor is made and touched while the server starts (see _pages.TouchedTensor); False: made at the copy.
 PREFAULT_FIRST_BATCH = True
 _CPU_JITTER_CHUNK = 4  # samples per jitter pass on a CPU: 4 x 3 x 224 x 224 float32 (2.4 MB) stays in cache
 # What `pinshard serve --dtype` writes: a CPU dataset of one of these gets its batches finished by the server.
 _SERVER_DTYPES = (torch.uint8, torch.float32, torch.float16, torch.bfloat16)
-
-
-class TrainingBatch(NamedTuple):
-    """What `PinshardDataset` yields: `images` (training-ready, see the class) and `labels` (int64 [N]); unpacks as
-    `images, labels`."""
-    images: torch.Tensor
-    labels: torch.Tensor
-
-
-class FieldsBatch(NamedTuple):
-    """What `PinshardDataset(fields=[...])` yields: `images`, `labels` and `fields` (name -> the batch's values);
-    unpacks as `images, labels, fields`."""
-    images: torch.Tensor
-    labels: torch.Tensor
-    fields: Dict[str, Any]
-
-
-def rank_and_world() -> Tuple[int, int]:
-    """(rank, world size): torch.distributed's when it is initialised, else torchrun's RANK and WORLD_SIZE, else
-    (0, 1)."""
-    import torch.distributed as dist
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
-
-
-class _FirstBuffer:
-    """The tensor the first batch is copied into, allocated and touched in a thread while the server starts (the
-    training process only waits then): the first copy out of the ring into fresh memory otherwise pays the kernel's
-    first-touch faults and zeroing of the whole batch (154 MB for 256 float32 224-px crops) on top of the copy, while
-    the server's workers hold both cores of a small machine. Taken once, by a batch of exactly its shape and dtype;
-    any other first batch gets a fresh tensor as before."""
-
-    def __init__(self, shape: Tuple[int, ...], dtype: torch.dtype) -> None:
-        self._shape, self._dtype = shape, dtype
-        self._tensor: Optional[torch.Tensor] = None
-        self._thread = threading.Thread(target=self._make, name="pinshard-first-batch-buffer", daemon=True)
-        self._thread.start()
-
-    def _make(self) -> None:
-        self._tensor = _pages.empty(self._shape, self._dtype, torch.device("cpu")).zero_()
-
-    def take(self, like: torch.Tensor) -> Optional[torch.Tensor]:
-        """The touched tensor when `like` has its shape and dtype, else None; the buffer is given out once."""
-        self._thread.join()
-        tensor, self._tensor = self._tensor, None
-        if tensor is None or tuple(like.shape) != self._shape or like.dtype != self._dtype:
-            return None
-        return tensor
 
 
 class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[TrainingBatch, FieldsBatch]]):
@@ -156,8 +108,8 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
             raise ValueError("jitter/grayscale need a float dtype: uint8 batches are the ring's pixels")
         self._step_log = None if step_log is None else os.fspath(step_log)
         self._host_values: Optional[_jitter_cuda.HostValues] = None  # _host_normalisation's
-        self._copies: Optional["torch.cuda.Stream"] = None  # device="cuda": the stream batches are copied on
         self._scale_shift: Optional[Tuple[torch.Tensor, torch.Tensor]] = None  # on the device, made once
+        self._device_copies = DeviceCopies(self._device(device))  # device="cuda": its copy stream
         self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
                                        data_wait_window)
         check_dataset_arguments(dataset_location(path), batch_size, crop, order, fields, mean, std)
@@ -204,7 +156,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self._epoch, self._consumed = 0, 0
         self._first_batch_ms: Optional[float] = None
         self._first_copy_ms: Optional[float] = None  # the first batch's copy out of the ring (server-written values)
-        self._first_buffer: Optional[_FirstBuffer] = None
+        self._first_buffer: Optional[_pages.TouchedTensor] = None
 
     def _trainer_converts(self) -> bool:
         """Whether this process makes the training tensors from uint8 NHWC ring batches (`to_training`), rather than
@@ -256,7 +208,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
             if PREFAULT_FIRST_BATCH and self._first_batch_ms is None and self.copy and not self._trainer_converts():
                 shape = ((self.batch_size, 3, self.crop, self.crop) if self.layout == "NCHW"
                          else (self.batch_size, self.crop, self.crop, 3))
-                self._first_buffer = _FirstBuffer(shape, self.dtype)
+                self._first_buffer = _pages.TouchedTensor(shape, self.dtype)
             try:
                 self._server = Server(self.path, pin_memory=self.device.type == "cuda", eval=self._eval,
                                       ready_timeout=self._ready_timeout, drop_last=self._drop_last,
@@ -317,7 +269,8 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         state = self.__dict__.copy()
         state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
         state["_first_buffer"] = None  # a thread's tensor: the copy makes its own
-        state["_copies"] = state["_scale_shift"] = None  # CUDA objects: made again where the copy runs
+        state["_scale_shift"] = None  # CUDA objects: made again where the copy runs
+        state["_device_copies"] = DeviceCopies(self.device)
         return state
 
     # ---- epochs ----
@@ -333,19 +286,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Resumes at `state` (from `state_dict()`, any rank's) on the next iteration."""
-        check_state(state, "PinshardDataset")
-        for key in ("epoch", "batchesConsumed", "seed", "worldSize"):
-            if key not in state:
-                raise ValueError("state %r has no %r: not a PinshardDataset state" % (state, key))
-        if int(state["seed"]) != self.seed:
-            raise ValueError("state %r was saved with seed %s; this dataset has seed %d (the epoch order depends on "
-                             "it)" % (state, state["seed"], self.seed))
-        if int(state["worldSize"]) != self.world_size:
-            raise ValueError("state %r was saved on %s ranks; this dataset runs on %d: the ring resumes on the same "
-                             "world size only" % (state, state["worldSize"], self.world_size))
-        if int(state["epoch"]) < 0 or int(state["batchesConsumed"]) < 0:
-            raise ValueError("state %r: epoch and batchesConsumed must be >= 0" % (state,))
-        self._epoch, self._consumed = int(state["epoch"]), int(state["batchesConsumed"])
+        self._epoch, self._consumed = resume_point(state, self.seed, self.world_size)
 
     def __iter__(self) -> Iterator[Union[TrainingBatch, FieldsBatch]]:
         info = torch.utils.data.get_worker_info()  # type: ignore[no-untyped-call]  # unannotated in torch
@@ -385,12 +326,6 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
             self._host_values = _jitter_cuda.host_normalisation(self.mean, self.std, self.layout)
         return self._host_values
 
-    def _copy_stream(self) -> "torch.cuda.Stream":
-        """The CUDA stream the ring's batches are copied to the device on, made once."""
-        if self._copies is None:
-            self._copies = torch.cuda.Stream(self.device)  # type: ignore[no-untyped-call]  # unannotated in torch
-        return self._copies
-
     def _batches(self, batches: Epoch,
                  started: Optional[float]) -> Generator[Union[TrainingBatch, FieldsBatch], None, None]:
         cuda = self.device.type == "cuda"
@@ -411,21 +346,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
                     batch_to_release = None if pending is None else pending[0]
                     pending = (batch, None)
                 elif cuda:
-                    # The copy goes on a stream of its own: on the trainer's it would queue behind the step the
-                    # trainer just launched, and waiting for it (to release the slot) would wait for that step.
-                    compute = torch.cuda.current_stream(self.device)
-                    copies = self._copy_stream()
-                    with torch.cuda.stream(copies):
-                        source = batch.images.to(self.device, non_blocking=True)
-                        labels = batch.labels.to(self.device, non_blocking=True)
-                        event = torch.cuda.Event()  # type: ignore[no-untyped-call]  # torch: unannotated
-                        event.record(copies)  # type: ignore[no-untyped-call]  # torch: unannotated
-                    # the conversion and the step wait for the copy on the GPU, not here
-                    compute.wait_event(event)  # type: ignore[no-untyped-call]  # torch: unannotated
-                    # made on the copy stream, used and freed on the trainer's (torch's stub types record_stream's
-                    # argument as torch._C.Stream, not torch.cuda.Stream)
-                    source.record_stream(compute)  # type: ignore[arg-type]
-                    labels.record_stream(compute)  # type: ignore[arg-type]
+                    source, labels, event = self._device_copies.copy(batch)
                     labels = labels.long()
                     images = self._convert(source, batch, scale, shift, chunk=source.shape[0])
                     if pending is not None:
