@@ -14,8 +14,9 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <ol>
  *   <li>Per chroma sample, in 32-bit lanes, 16 samples a step: the three terms Bt601 adds to luma (R from Cr, G from
- *       both, B from Cb), each split into its positive and negative part (one of them 0, both 0..227) and narrowed to
- *       bytes, interleaved as the RGB row is (sample j's R, G, B at 3j, 3j + 1, 3j + 2) by one byte permutation.
+ *       both, B from Cb), each split into its positive and negative part (one of them 0, both 0..227), a sample's
+ *       three parts put in the bytes of one int and packed by one byte permutation to the RGB row's order (sample j's
+ *       R, G, B at 3j, 3j + 1, 3j + 2).
  *       Both pixel rows of a chroma row use these: the terms of the two most recent chroma rows are kept.</li>
  *   <li>Per 64 RGB bytes of the row (21.3 pixels), in byte lanes: the pixels' luma and their samples' terms permuted
  *       into place from windows of the luma row and the term rows (the tables depend on the block's place in a 3-block
@@ -51,8 +52,8 @@ final class VectorYuv420Rows {
     private static final byte[] TERM_LANES = new byte[2 * PHASES * W];
     /** Per first-column parity and phase: the block's first term (3 per sample) within its period. */
     private static final int[] TERM_START = new int[2 * PHASES];
-    /** Three rows of {@link #SAMPLES} terms (R, G, B) -> interleaved R, G, B per sample. */
-    private static final byte[] INTERLEAVE = new byte[W];
+    /** Samples' terms as ints of 4 bytes (R, G, B, 0) -> 3 bytes each. */
+    private static final byte[] PACK = new byte[W];
 
     static {
         for (int phase = 0; phase < PHASES; phase++) {
@@ -71,7 +72,7 @@ final class VectorYuv420Rows {
             }
         }
         for (int lane = 0; lane < W; lane++) {
-            INTERLEAVE[lane] = (byte) (lane < CHANNELS * SAMPLES ? lane % CHANNELS * SAMPLES + lane / CHANNELS : 0);
+            PACK[lane] = (byte) (lane < CHANNELS * SAMPLES ? lane / CHANNELS * 4 + lane % CHANNELS : 3);
         }
     }
 
@@ -83,7 +84,6 @@ final class VectorYuv420Rows {
     private final byte[][] negative;
     /** The chroma row whose terms each slot holds, or -1. */
     private final int[] termRow = new int[2];
-    private final byte[] scratch = new byte[W];
 
     private Yuv420Rows image;
     private int x;
@@ -168,17 +168,18 @@ final class VectorYuv420Rows {
             IntVector red = v.mul(91881).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
             IntVector green = u.mul(-22554).add(v.mul(-46802)).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
             IntVector blue = u.mul(116130).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
-            ((ByteVector) red.max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch, 0);
-            ((ByteVector) green.max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch, SAMPLES);
-            ((ByteVector) blue.max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch, 2 * SAMPLES);
-            ByteVector interleave = ByteVector.fromArray(BYTES, INTERLEAVE, 0);
-            interleave.selectFrom(ByteVector.fromArray(BYTES, scratch, 0)).intoArray(plus, CHANNELS * j);
-            ((ByteVector) red.neg().max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch, 0);
-            ((ByteVector) green.neg().max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch,
-                SAMPLES);
-            ((ByteVector) blue.neg().max(0).convertShape(VectorOperators.I2B, SAMPLE_BYTES, 0)).intoArray(scratch,
-                2 * SAMPLES);
-            interleave.selectFrom(ByteVector.fromArray(BYTES, scratch, 0)).intoArray(minus, CHANNELS * j);
+            IntVector redUp = red.max(0);
+            IntVector greenUp = green.max(0);
+            IntVector blueUp = blue.max(0);
+            // each part 0..227: a sample's three in one int (R, G, B, 0 in little-endian bytes), packed to 3 bytes
+            IntVector up = redUp.or(greenUp.lanewise(VectorOperators.LSHL, 8))
+                .or(blueUp.lanewise(VectorOperators.LSHL, 16));
+            IntVector down = redUp.sub(red).or(greenUp.sub(green).lanewise(VectorOperators.LSHL, 8))
+                .or(blueUp.sub(blue).lanewise(VectorOperators.LSHL, 16));
+            // the table is loaded in the loop: a vector live across iterations may be boxed on the heap by C2
+            ByteVector pack = ByteVector.fromArray(BYTES, PACK, 0);
+            pack.selectFrom(up.reinterpretAsBytes()).intoArray(plus, CHANNELS * j);
+            pack.selectFrom(down.reinterpretAsBytes()).intoArray(minus, CHANNELS * j);
         }
     }
 }
