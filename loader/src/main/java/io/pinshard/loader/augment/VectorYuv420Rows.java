@@ -44,6 +44,12 @@ final class VectorYuv420Rows {
     /** Output blocks per period: 3 blocks of W bytes are W whole pixels, W / 2 chroma samples. */
     private static final int PHASES = 3;
 
+    /**
+     * Unsigned less-than, the clamp's test: {@code UNSIGNED_LT} in JDK 17's Vector API, renamed {@code ULT} in JDK 24
+     * (a direct reference to either name fails to link on the other JDKs); a constant, as the intrinsics need.
+     */
+    private static final VectorOperators.Comparison UNSIGNED_LESS = unsignedLess();
+
     /** Per phase: lane -> the block's pixel, counted from the block's first pixel ({@link #LUMA_START}). */
     private static final byte[] LUMA_LANES = new byte[PHASES * W];
     /** Per phase: the block's first pixel within its period. */
@@ -74,6 +80,17 @@ final class VectorYuv420Rows {
         for (int lane = 0; lane < W; lane++) {
             PACK[lane] = (byte) (lane < CHANNELS * SAMPLES ? lane / CHANNELS * 4 + lane % CHANNELS : 3);
         }
+    }
+
+    private static VectorOperators.Comparison unsignedLess() {
+        for (String name : new String[] {"ULT", "UNSIGNED_LT"}) {
+            try {
+                return (VectorOperators.Comparison) VectorOperators.class.getField(name).get(null);
+            } catch (NoSuchFieldException | IllegalAccessException e) {
+                // the other name
+            }
+        }
+        throw new IllegalStateException("this JDK's Vector API has no unsigned less-than (UNSIGNED_LT or ULT)");
     }
 
     private final byte[] luma;
@@ -145,9 +162,9 @@ final class VectorYuv420Rows {
             ByteVector up = termLanes.selectFrom(ByteVector.fromArray(BYTES, plus, termAt));
             ByteVector down = termLanes.selectFrom(ByteVector.fromArray(BYTES, minus, termAt));
             ByteVector sum = y8.add(up);
-            sum = sum.blend((byte) -1, sum.compare(VectorOperators.UNSIGNED_LT, y8)); // saturated at 255
+            sum = sum.blend((byte) -1, sum.compare(UNSIGNED_LESS, y8)); // saturated at 255
             ByteVector value = sum.sub(down);
-            value = value.blend((byte) 0, sum.compare(VectorOperators.UNSIGNED_LT, down)); // and at 0
+            value = value.blend((byte) 0, sum.compare(UNSIGNED_LESS, down)); // and at 0
             value.intoArray(rgb, out);
             if (++phase == PHASES) {
                 phase = 0;
