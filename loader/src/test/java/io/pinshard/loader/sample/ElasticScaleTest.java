@@ -43,11 +43,13 @@ class ElasticScaleTest {
         final long[] bits = new long[(RECORDS + 63) / 64];
         long count;
 
-        void mark(int record, String where) {
+        /** Marks {@code record}, delivered by rank {@code rank} of {@code world} at {@code unit} {@code at}. */
+        void mark(int record, int rank, int world, String unit, long at) {
             long bit = 1L << record;
             long word = bits[record >>> 6];
-            if ((word & bit) != 0) {
-                throw new AssertionError("record " + record + " delivered twice, " + where);
+            if ((word & bit) != 0) { // the message only now: 100 M of them cost most of this test's time
+                throw new AssertionError("record " + record + " delivered twice, rank " + rank + " of " + world + ", "
+                    + unit + " " + at);
             }
             bits[record >>> 6] = word | bit;
             count++;
@@ -64,7 +66,7 @@ class ElasticScaleTest {
                 EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 8));
                 plan.prepare(0, EPOCH);
                 for (long p = 0; p < consumed * BATCH; p++) {
-                    seen.mark(plan.recordAt(0, p), "rank " + r + " of 8, place " + p);
+                    seen.mark(plan.recordAt(0, p), r, 8, "place", p);
                 }
             }
             assertEquals(8 * consumed * BATCH, seen.count);
@@ -84,7 +86,7 @@ class ElasticScaleTest {
                     for (int i = 0; i < BATCH; i++) {
                         int record = plan.recordAt(0, b * BATCH + i);
                         if (i < size) {
-                            seen.mark(record, "rank " + r + " of 6, batch " + b);
+                            seen.mark(record, r, 6, "batch", b);
                         } else {
                             assertEquals(-1, record, "nothing past a short batch's end");
                         }
