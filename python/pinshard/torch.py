@@ -109,7 +109,6 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self._step_log = None if step_log is None else os.fspath(step_log)
         self._host_values: Optional[_jitter_cuda.HostValues] = None  # _host_normalisation's
         self._scale_shift: Optional[Tuple[torch.Tensor, torch.Tensor]] = None  # on the device, made once
-        self._device_copies = DeviceCopies(self._device(device))  # device="cuda": its copy stream
         self._guard = _steplog.StepLog(job, self._device(device), os.fspath(path), data_wait_threshold,
                                        data_wait_window)
         check_dataset_arguments(dataset_location(path), batch_size, crop, order, fields, mean, std)
@@ -123,6 +122,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self.batch_size, self.crop, self.dtype, self.layout = batch_size, crop, dtype, layout
         self.mean, self.std, self.copy, self.seed = mean, std, copy, seed
         self.device = self._device(device)
+        self._device_copies = DeviceCopies(self.device)  # device="cuda": its copy stream
         normalisation(mean, std, layout)  # checks std now, not at the first batch
         if not copy and self._trainer_converts():
             raise ValueError("copy=False hands out the ring's own views: for a CPU dataset of dtype uint8, float32, "
