@@ -6,6 +6,7 @@ import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
+import io.pinshard.loader.augment.Yuv420Rows;
 import io.pinshard.memory.HeapRounds;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.Resampler;
@@ -34,8 +35,12 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @State(Scope.Thread)
 public class CropKernelBenchmark extends PinshardBenchmark {
-    /** vector, opencv (resamplers) or copy-output, copy-box (memory references). */
-    @Param({"vector", "opencv", "copy-output", "copy-box"})
+    /**
+     * vector, opencv (resamplers), vector-yuv420 (the vector kernel on the yuv420 form of the same records),
+     * rows-yuv420 (only the yuv420 box rows' conversion to RGB, the part of vector-yuv420 that raw has not) or
+     * copy-output, copy-box (memory references).
+     */
+    @Param({"vector", "opencv", "vector-yuv420", "rows-yuv420", "copy-output", "copy-box"})
     public String work;
 
     @Param("512")
@@ -52,14 +57,17 @@ public class CropKernelBenchmark extends PinshardBenchmark {
     private CropResizer resizer;
     private UnsafeBuffer destination;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
+    private final Yuv420Rows yuv = new Yuv420Rows();
+    private byte[] yuvRow = new byte[0];
     private long sample;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         ForkFlags.requirePresent();
-        dataset = Dataset.open(BenchmarkInputs.prepareDefault().dataset(Codec.RAW, records, System.err));
+        Codec codec = work.endsWith("-yuv420") ? Codec.YUV420 : Codec.RAW;
+        dataset = Dataset.open(BenchmarkInputs.prepareDefault().dataset(codec, records, System.err));
         // VECTOR fails here, with the reason, where the kernel cannot run; the copies need no kernel.
-        Resampler resampler = "vector".equals(work) ? Resampler.VECTOR : Resampler.OPENCV;
+        Resampler resampler = work.startsWith("vector") ? Resampler.VECTOR : Resampler.OPENCV;
         options = LoaderOptions.builder().crop(crop).resampler(resampler).build();
         resizer = new CropResizer(crop, resampler);
         destination = new UnsafeBuffer(BufferUtil.allocateDirectAligned(crop * crop * 3, 64));
@@ -90,9 +98,27 @@ public class CropKernelBenchmark extends PinshardBenchmark {
             case "copy-output" -> copyRows(step, Math.min(crop, view.height() - box.y()), Math.min(crop * 3L,
                 step - box.x() * 3L));
             case "copy-box" -> copyRows(step, box.height(), box.width() * 3L);
+            case "vector-yuv420" -> resizer.resizeWithKernel(yuvImage(), box, destination.addressOffset());
+            case "rows-yuv420" -> convertRows();
             default -> resizer.resizeInto(view.payloadAddress(), step, view.channels(), box, destination.addressOffset());
         }
         return destination.getLong(0);
+    }
+
+    private Yuv420Rows yuvImage() {
+        return yuv.wrap(view.payloadAddress(), view.payloadLength(), view.height(), view.width());
+    }
+
+    /** Every box row of the yuv420 record converted to RGB, as the kernel converts them (into one reused row). */
+    private void convertRows() {
+        Yuv420Rows image = yuvImage();
+        if (yuvRow.length < box.width() * 3) {
+            yuvRow = new byte[box.width() * 3];
+        }
+        for (int r = 0; r < box.height(); r++) {
+            image.rgbRow(box.y() + r, box.x(), box.width(), yuvRow, 0);
+        }
+        destination.putByte(0, yuvRow[0]);
     }
 
     /** {@code rows} rows of {@code bytes} from the box's corner, packed into the destination (wrapping). */

@@ -58,4 +58,17 @@ public final class HeapRounds {
         }
         return rounds;
     }
+
+    /**
+     * Heap per step once compiled: {@link #untilQuiet} ({@code round}, 3 quiet rounds, at most {@code maxWarmUpRounds}),
+     * then the least heap of up to 5 runs of {@code repeats} rounds each, stopping at the first that allocated nothing.
+     */
+    public static long afterWarmUp(Runnable round, int maxWarmUpRounds, int repeats) {
+        untilQuiet(round, 3, maxWarmUpRounds);
+        return least(5, 0, () -> {
+            for (int i = 0; i < repeats; i++) {
+                round.run();
+            }
+        });
+    }
 }

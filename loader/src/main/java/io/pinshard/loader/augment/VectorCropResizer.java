@@ -28,9 +28,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * (uint8 NHWC) or converted to the loader's float format and layout on its way, so a float slot is written once.
  *
  * <p>A yuv420 record ({@link #resizeInto(Yuv420Rows, CropBox, long)}) goes through the same passes: each source row the
- * horizontal pass needs is converted from the box's luma and chroma bytes to RGB ({@link Yuv420Rows}, integer BT.601)
- * into the row buffer it would otherwise have copied into, so its crop is exactly the crop of the RGB the record
- * decodes to, and no RGB image is made.
+ * horizontal pass needs is converted from the box's luma and chroma bytes to RGB ({@link VectorYuv420Rows}: integer
+ * BT.601 on vectors, the bytes of {@link io.pinshard.format.Bt601}) into the row buffer it would otherwise have copied
+ * into, so its crop is exactly the crop of the RGB the record decodes to, and no RGB image is made.
  *
  * <p>Everything is allocated in the constructor; a call allocates nothing. Only loaded when the
  * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
@@ -38,7 +38,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class VectorCropResizer implements CropKernel {
     /** 512-bit vectors where the CPU has them (AVX-512: half the instructions per row), else 256. */
     private static final boolean WIDE = ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && !PixelRows.held256();
-    private static final VectorSpecies<Byte> WINDOW = WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256;
+    static final VectorSpecies<Byte> WINDOW = WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256;
     private static final VectorSpecies<Byte> HALF = WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128;
     private static final VectorSpecies<Short> LANES = WIDE ? ShortVector.SPECIES_512 : ShortVector.SPECIES_256;
     private static final int WINDOW_BYTES = WINDOW.length();
@@ -79,8 +79,9 @@ public final class VectorCropResizer implements CropKernel {
     private final VectorPixelRows rows;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer target = new UnsafeBuffer(new byte[0]);
-    /** The yuv420 image of the crop in progress, or null when it reads RGB from {@link #source}. */
-    private Yuv420Rows yuv;
+    /** The yuv420 rows of the crop in progress, converted on vectors; null when it reads RGB from {@link #source}. */
+    private VectorYuv420Rows yuv;
+    private final VectorYuv420Rows yuvRows;
 
     public VectorCropResizer(int crop) {
         this(crop, PixelFormat.UINT8_NHWC);
@@ -105,11 +106,13 @@ public final class VectorCropResizer implements CropKernel {
         this.leftByte = new int[padded];
         this.leftWeight = new short[padded];
         this.rightWeight = new short[padded];
-        this.sourceRow = new byte[maxBoxWidth * CHANNELS + WINDOW_BYTES];
-        this.nextSourceRow = new byte[maxBoxWidth * CHANNELS + WINDOW_BYTES];
+        int overhang = Math.max(WINDOW_BYTES, VectorYuv420Rows.overhang()); // the window's reach, the yuv420 rows' store
+        this.sourceRow = new byte[maxBoxWidth * CHANNELS + overhang];
+        this.nextSourceRow = new byte[maxBoxWidth * CHANNELS + overhang];
         this.rowBytes = (padded + WINDOW_BYTES - 1) / WINDOW_BYTES * WINDOW_BYTES;
         this.resizedRows = new byte[][] {new byte[rowBytes], new byte[rowBytes], new byte[rowBytes], new byte[rowBytes]};
         this.outputRow = new byte[rowBytes];
+        this.yuvRows = new VectorYuv420Rows(maxBoxWidth);
     }
 
     /** Why this JVM cannot run the kernel well, or null; called reflectively by {@link io.pinshard.loader.options.Resampler}. */
@@ -154,7 +157,8 @@ public final class VectorCropResizer implements CropKernel {
         if (!accepts(box)) {
             return false;
         }
-        yuv = image;
+        yuvRows.start(image, box.x, box.width);
+        yuv = yuvRows;
         resize(box, 0, destination);
         yuv = null;
         return true;
@@ -202,7 +206,7 @@ public final class VectorCropResizer implements CropKernel {
     /** Image row {@code y}'s box columns as RGB bytes: copied from the image, or converted from yuv420 planes. */
     private void sourceRow(int y, CropBox box, long step, int boxRowBytes, byte[] into) {
         if (yuv != null) {
-            yuv.rgbRow(y, box.x, box.width, into, 0);
+            yuv.rgbRow(y, into); // writes at most a window past the row: into has that room
         } else {
             source.getBytes(Math.toIntExact(y * step + (long) box.x * CHANNELS), into, 0, boxRowBytes);
         }

@@ -36,17 +36,34 @@ public final class Yuv420Rows {
 
     /** Writes {@code count} RGB pixels of image row {@code y}, from column {@code x}, to {@code rgb[at..]}. */
     public void rgbRow(int y, int x, int count, byte[] rgb, int at) {
-        int firstChroma = x >> 1;
-        int chroma = ((x + count - 1) >> 1) - firstChroma + 1;
+        int chroma = chromaSamples(x, count);
         if (luma.length < count) {
             luma = new byte[count];
             cb = new byte[chroma + 1];
             cr = new byte[chroma + 1];
         }
-        planes.getBytes(y * width + x, luma, 0, count);
-        int chromaRow = (y >> 1) * chromaWidth + firstChroma;
-        planes.getBytes(cbOffset + chromaRow, cb, 0, chroma);
-        planes.getBytes(crOffset + chromaRow, cr, 0, chroma);
+        lumaRow(y, x, count, luma);
+        chromaRow(y >> 1, x >> 1, chroma, cb, cr);
         Bt601.decodeRow(luma, 0, cb, 0, cr, 0, x, count, rgb, at);
+    }
+
+    /** How many chroma samples the pixels {@code [x, x + count)} of a row use. */
+    public static int chromaSamples(int x, int count) {
+        return ((x + count - 1) >> 1) - (x >> 1) + 1;
+    }
+
+    /** Copies {@code count} luma bytes of image row {@code y}, from column {@code x}, to {@code into[0..]}. */
+    public void lumaRow(int y, int x, int count, byte[] into) {
+        planes.getBytes(y * width + x, into, 0, count);
+    }
+
+    /**
+     * Copies {@code samples} Cb and Cr bytes of chroma row {@code chromaRow}, from chroma column {@code first}, to
+     * {@code cb[0..]} and {@code cr[0..]}.
+     */
+    public void chromaRow(int chromaRow, int first, int samples, byte[] cb, byte[] cr) {
+        int at = chromaRow * chromaWidth + first;
+        planes.getBytes(cbOffset + at, cb, 0, samples);
+        planes.getBytes(crOffset + at, cr, 0, samples);
     }
 }

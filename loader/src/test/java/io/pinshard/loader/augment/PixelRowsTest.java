@@ -93,12 +93,7 @@ class PixelRowsTest {
         // Until C2 has compiled the Vector API code (before, every row boxes its vectors): on a loaded machine that
         // took more than 200 images once (a CI-like run beside a CPU-bound job), so the bound is the state's, with a
         // ceiling only for code that never stops allocating.
-        HeapRounds.untilQuiet(image, 3, 5_000);
-        long allocated = HeapRounds.least(5, 0, () -> {
-            for (int i = 0; i < 20; i++) {
-                image.run();
-            }
-        });
+        long allocated = HeapRounds.afterWarmUp(image, 5_000, 20);
         assumeTrue(HeapCounter.currentThreadAllocatedBytes() >= 0, "no thread allocation counter in this JVM");
         assertTrue(allocated < HeapRounds.QUIET_BYTES, "20 images allocated " + allocated + " heap bytes");
     }
