@@ -31,13 +31,21 @@ import jdk.incubator.vector.VectorSpecies;
  * Only loaded with the {@code jdk.incubator.vector} module, as the vector kernel.
  */
 final class VectorYuv420Rows {
-    private static final VectorSpecies<Byte> BYTES = VectorCropResizer.WINDOW;
+    /** The vector kernel's window (VectorCropResizer.WINDOW), by the same rule: 512 bits where preferred and allowed. */
+    private static final VectorSpecies<Byte> BYTES =
+        ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && !PixelRows.held256() ? ByteVector.SPECIES_512
+            : ByteVector.SPECIES_256;
     private static final int W = BYTES.length();
     /** Chroma samples per step of the term pass: one int per sample fills a window-sized vector. */
     private static final int SAMPLES = W / 4;
     /** A step's chroma bytes, and its terms narrowed to bytes. */
     private static final VectorSpecies<Byte> SAMPLE_BYTES = W == 64 ? ByteVector.SPECIES_128 : ByteVector.SPECIES_64;
     private static final VectorSpecies<Integer> INTS = W == 64 ? IntVector.SPECIES_512 : IntVector.SPECIES_256;
+    /** Bytes per window: the vector kernel's, which VectorYuv420RowsTest checks. */
+    static int windowBytes() {
+        return W;
+    }
+
     private static final int HALF = 1 << 15;
     private static final int SHIFT = 16;
     private static final int CHANNELS = 3;

@@ -1,6 +1,7 @@
 package io.pinshard.loader.augment;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -65,6 +66,12 @@ class VectorYuv420RowsTest {
             }
         }
         check(planes, height, width, new Random(1), width, width);
+    }
+
+    @Test
+    void itsWindowIsTheVectorKernels() {
+        // Chosen by the same rule in both (the kernel's padding assumes it); not read from the kernel, which uses it.
+        assertEquals(VectorCropResizer.WINDOW.length(), VectorYuv420Rows.windowBytes());
     }
 
     @Test
