@@ -90,6 +90,31 @@ final class VectorYuv420Rows {
         }
     }
 
+    /*
+     * The permutations as vector constants. A vector from ByteVector.fromArray has no exact class when C2 parses the
+     * caller (the species' dummy vector may be made lazily), so a method called on it is bound by the call site's
+     * type profile; where that profile is missing (a compile under load) the call stays virtual and every vector it
+     * touches is boxed on the heap. A constant's class is exact, so these calls bind without a profile
+     * (VectorYuv420RowsTest runs with -XX:-UseTypeProfile to keep it so).
+     */
+    private static final ByteVector LUMA_LANES_0 = ByteVector.fromArray(BYTES, LUMA_LANES, 0);
+    private static final ByteVector LUMA_LANES_1 = ByteVector.fromArray(BYTES, LUMA_LANES, W);
+    private static final ByteVector LUMA_LANES_2 = ByteVector.fromArray(BYTES, LUMA_LANES, 2 * W);
+    private static final ByteVector EVEN_TERM_LANES_0 = ByteVector.fromArray(BYTES, TERM_LANES, 0);
+    private static final ByteVector EVEN_TERM_LANES_1 = ByteVector.fromArray(BYTES, TERM_LANES, W);
+    private static final ByteVector EVEN_TERM_LANES_2 = ByteVector.fromArray(BYTES, TERM_LANES, 2 * W);
+    private static final ByteVector ODD_TERM_LANES_0 = ByteVector.fromArray(BYTES, TERM_LANES, 3 * W);
+    private static final ByteVector ODD_TERM_LANES_1 = ByteVector.fromArray(BYTES, TERM_LANES, 4 * W);
+    private static final ByteVector ODD_TERM_LANES_2 = ByteVector.fromArray(BYTES, TERM_LANES, 5 * W);
+    private static final ByteVector PACK_LANES = ByteVector.fromArray(BYTES, PACK, 0);
+    /** Bt601's factors (16.16 fixed point), as constants for the same reason. */
+    private static final IntVector CR_TO_RED = IntVector.broadcast(INTS, 91881);
+    private static final IntVector CB_TO_GREEN = IntVector.broadcast(INTS, -22554);
+    private static final IntVector CR_TO_GREEN = IntVector.broadcast(INTS, -46802);
+    private static final IntVector CB_TO_BLUE = IntVector.broadcast(INTS, 116130);
+    /** XOR with it maps an unsigned byte to a signed one 128 less. */
+    private static final ByteVector SIGN_BITS = ByteVector.broadcast(SAMPLE_BYTES, (byte) 0x80);
+
     private static VectorOperators.Comparison unsignedLess() {
         for (String name : new String[] {"ULT", "UNSIGNED_LT"}) {
             try {
@@ -158,14 +183,18 @@ final class VectorYuv420Rows {
         byte[] plus = positive[slot];
         byte[] minus = negative[slot];
         int parityPhases = (x & 1) * PHASES;
+        boolean odd = (x & 1) != 0;
+        ByteVector termLanes0 = odd ? ODD_TERM_LANES_0 : EVEN_TERM_LANES_0;
+        ByteVector termLanes1 = odd ? ODD_TERM_LANES_1 : EVEN_TERM_LANES_1;
+        ByteVector termLanes2 = odd ? ODD_TERM_LANES_2 : EVEN_TERM_LANES_2;
         int bytes = CHANNELS * count;
         int phase = 0;
         int period = 0;
         for (int out = 0; out < bytes; out += W) {
             int lumaAt = period * W + LUMA_START[phase];
             int termAt = period * (CHANNELS * W / 2) + TERM_START[parityPhases + phase];
-            ByteVector lumaLanes = ByteVector.fromArray(BYTES, LUMA_LANES, phase * W);
-            ByteVector termLanes = ByteVector.fromArray(BYTES, TERM_LANES, (parityPhases + phase) * W);
+            ByteVector lumaLanes = phase == 0 ? LUMA_LANES_0 : phase == 1 ? LUMA_LANES_1 : LUMA_LANES_2;
+            ByteVector termLanes = phase == 0 ? termLanes0 : phase == 1 ? termLanes1 : termLanes2;
             ByteVector y8 = lumaLanes.selectFrom(ByteVector.fromArray(BYTES, luma, lumaAt));
             ByteVector up = termLanes.selectFrom(ByteVector.fromArray(BYTES, plus, termAt));
             ByteVector down = termLanes.selectFrom(ByteVector.fromArray(BYTES, minus, termAt));
@@ -186,13 +215,13 @@ final class VectorYuv420Rows {
         image.chromaRow(chromaRow, x >> 1, samples, cb, cr);
         for (int j = 0; j < samples; j += SAMPLES) {
             // a byte xor 0x80, sign-extended, is the unsigned byte minus 128: Bt601's cb and cr
-            IntVector u = (IntVector) ByteVector.fromArray(SAMPLE_BYTES, cb, j).lanewise(VectorOperators.XOR, (byte) 0x80)
+            IntVector u = (IntVector) SIGN_BITS.lanewise(VectorOperators.XOR, ByteVector.fromArray(SAMPLE_BYTES, cb, j))
                 .convertShape(VectorOperators.B2I, INTS, 0);
-            IntVector v = (IntVector) ByteVector.fromArray(SAMPLE_BYTES, cr, j).lanewise(VectorOperators.XOR, (byte) 0x80)
+            IntVector v = (IntVector) SIGN_BITS.lanewise(VectorOperators.XOR, ByteVector.fromArray(SAMPLE_BYTES, cr, j))
                 .convertShape(VectorOperators.B2I, INTS, 0);
-            IntVector red = v.mul(91881).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
-            IntVector green = u.mul(-22554).add(v.mul(-46802)).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
-            IntVector blue = u.mul(116130).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
+            IntVector red = CR_TO_RED.mul(v).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
+            IntVector green = CB_TO_GREEN.mul(u).add(CR_TO_GREEN.mul(v)).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
+            IntVector blue = CB_TO_BLUE.mul(u).add(HALF).lanewise(VectorOperators.ASHR, SHIFT);
             IntVector redUp = red.max(0);
             IntVector greenUp = green.max(0);
             IntVector blueUp = blue.max(0);
@@ -201,10 +230,8 @@ final class VectorYuv420Rows {
                 .or(blueUp.lanewise(VectorOperators.LSHL, 16));
             IntVector down = redUp.sub(red).or(greenUp.sub(green).lanewise(VectorOperators.LSHL, 8))
                 .or(blueUp.sub(blue).lanewise(VectorOperators.LSHL, 16));
-            // the table is loaded in the loop: a vector live across iterations may be boxed on the heap by C2
-            ByteVector pack = ByteVector.fromArray(BYTES, PACK, 0);
-            pack.selectFrom(up.reinterpretAsBytes()).intoArray(plus, CHANNELS * j);
-            pack.selectFrom(down.reinterpretAsBytes()).intoArray(minus, CHANNELS * j);
+            PACK_LANES.selectFrom(up.reinterpretAsBytes()).intoArray(plus, CHANNELS * j);
+            PACK_LANES.selectFrom(down.reinterpretAsBytes()).intoArray(minus, CHANNELS * j);
         }
     }
 }
