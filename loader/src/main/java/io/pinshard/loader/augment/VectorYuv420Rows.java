@@ -95,7 +95,10 @@ final class VectorYuv420Rows {
      * caller (the species' dummy vector may be made lazily), so a method called on it is bound by the call site's
      * type profile; where that profile is missing (a compile under load) the call stays virtual and every vector it
      * touches is boxed on the heap. A constant's class is exact, so these calls bind without a profile
-     * (VectorYuv420RowsTest runs with -XX:-UseTypeProfile to keep it so).
+     * (the loader pom's no-type-profiles run of VectorYuv420RowsTest keeps it so). Inexact, and so profile-bound:
+     * whatever fromArray, convertShape and reinterpretAs* return, and what ByteVector's scalar forms (lanewise(op, e),
+     * add(e), ...) return, since they have two return paths; exact: whatever a concrete vector class's own methods
+     * return (lanewise with a vector operand, selectFrom, blend, compare).
      */
     private static final ByteVector LUMA_LANES_0 = ByteVector.fromArray(BYTES, LUMA_LANES, 0);
     private static final ByteVector LUMA_LANES_1 = ByteVector.fromArray(BYTES, LUMA_LANES, W);
