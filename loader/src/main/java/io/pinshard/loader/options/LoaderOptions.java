@@ -63,7 +63,7 @@ public record LoaderOptions(SamplingOptions sampling, AugmentOptions augment, Ri
         return b;
     }
 
-    /** Mutable builder with the defaults documented on the four groups; {@link #build} sorts the fields into them. */
+    /** Mutable builder holding the loader's defaults (its fields); {@link #build} sorts the values into the groups. */
     public static final class Builder {
         private int batchSize = 256;
         private int crop = 224;

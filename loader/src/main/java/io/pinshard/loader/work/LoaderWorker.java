@@ -133,6 +133,7 @@ public final class LoaderWorker implements Runnable {
 
     /** Fills samples of the current run until it stops, or fails at or before the ticket in hand. */
     private void work() {
+        int batchSize = this.batchSize; // in a local, as the slot count: the loop reads both per sample
         int slots = ring.slots();
         int segment = 0;
         try {
