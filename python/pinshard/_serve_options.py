@@ -1,7 +1,7 @@
-"""The options of `pinshard serve`: keyword -> (option, takes a value; a flag does not). GENERATED from the CLI's
-own definitions (io.pinshard.cli.ServeCommand and its mixins, picocli) by ServeOptionsPython (cli's tests): do
-not edit; ServeOptionsPythonTest fails when this file differs from what the generator writes, and says how to
-regenerate it.
+"""The options of `pinshard serve`: keyword -> (option, takes a value; a flag does not), and the same keywords
+by group. GENERATED from the CLI's own definitions (io.pinshard.cli.ServeCommand and its mixins, picocli) by
+ServeOptionsPython (cli's tests): do not edit; ServeOptionsPythonTest fails when this file differs from what the
+generator writes, and says how to regenerate it.
 """
 
 from typing import Dict, Tuple
@@ -50,4 +50,65 @@ SERVE_OPTIONS: Dict[str, Tuple[str, bool]] = {
     "window": ("--window", True),
     "workers": ("--workers", True),
     "world": ("--world", True),
+}
+
+# The keywords by what reads them: first the loader's groups, as io.pinshard.loader.options splits
+# LoaderOptions by the stage that reads each (sampling, augment, ring, policy), then the other mixins of
+# `pinshard serve` (where the dataset is) and, last, the server's own options.
+SERVE_OPTION_GROUPS: Dict[str, Tuple[str, ...]] = {
+    "sampling": (
+        "batch",
+        "drop_last",
+        "interleave",
+        "order",
+        "rank",
+        "seed",
+        "window",
+        "world",
+    ),
+    "augment": (
+        "box_min_visible",
+        "boxes",
+        "crop",
+        "dtype",
+        "eval",
+        "eval_crop_fraction",
+        "field_bytes",
+        "fields",
+        "flip",
+        "layout",
+        "mean",
+        "ratio",
+        "resampler",
+        "scale",
+        "std",
+    ),
+    "ring": (
+        "prefetch",
+        "workers",
+    ),
+    "policy": (
+        "check_crc",
+        "crc",
+    ),
+    "location": (
+        "cache_dir",
+        "cache_limit",
+        "s3_chunked_encoding",
+        "s3_concurrent_fetches",
+        "s3_credentials_file",
+        "s3_endpoint",
+        "s3_max_attempts",
+        "s3_path_style",
+        "s3_profile",
+        "s3_region",
+        "s3_timeout",
+    ),
+    "serve": (
+        "client_timeout",
+        "json",
+        "once",
+        "owner_pid",
+        "ring",
+    ),
 }

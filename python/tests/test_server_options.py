@@ -3,7 +3,7 @@
 
 import pytest
 
-from pinshard._serve_options import SERVE_OPTIONS
+from pinshard._serve_options import SERVE_OPTION_GROUPS, SERVE_OPTIONS
 from pinshard.server import _option_args
 
 
@@ -29,3 +29,9 @@ def test_unknown_options_and_flag_values_are_refused_by_name() -> None:
         _option_args({"batch_size": 64})
     with pytest.raises(TypeError, match="'drop_last' is a flag: True or False, not 1"):
         _option_args({"drop_last": 1})
+
+
+def test_the_groups_hold_every_option_once_the_loaders_first() -> None:
+    grouped = [key for keys in SERVE_OPTION_GROUPS.values() for key in keys]
+    assert sorted(grouped) == sorted(SERVE_OPTIONS)
+    assert list(SERVE_OPTION_GROUPS)[:4] == ["sampling", "augment", "ring", "policy"]

@@ -18,8 +18,10 @@ import io.pinshard.datawait.DataWaitMonitor;
 import io.pinshard.loader.Epoch;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.LoaderStats;
 import io.pinshard.s3.S3Location;
 import java.io.PrintWriter;
@@ -128,10 +130,7 @@ final class BenchCommand implements Callable<Integer> {
             if (backend == null) {
                 result = measure(dataset, loader, options, null);
             } else {
-                // The device ring's shape is the loader's: its batches, its square crops.
-                PipelineOptions pipelineOptions = new PipelineOptions(options.batchSize(), options.crop(),
-                    options.crop(), 4, gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, options.seed()) : null);
-                try (DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, pipelineOptions)) {
+                try (DeviceBatchPipeline pipeline = new DeviceBatchPipeline(backend, devicePipeline(options))) {
                     result = measure(dataset, loader, options, pipeline);
                 }
             }
@@ -181,6 +180,17 @@ final class BenchCommand implements Callable<Integer> {
                 + " of jpeg%n", loaderMs, stepMs, (Double) result.get("expected_data_wait_pct"),
                 result.get("workers"));
         }
+    }
+
+    /**
+     * The device ring's shape is the loader's, taken from the built options (never typed again): its batch size, its
+     * square crop from the augment group, and with --gpu-augment a jitter seeded as the loader is.
+     */
+    private PipelineOptions devicePipeline(LoaderOptions options) {
+        SamplingOptions sampling = options.sampling();
+        int crop = options.augment().crop();
+        return new PipelineOptions(sampling.batchSize(), crop, crop, 4,
+            gpuAugment ? AugmentSpec.jitter(0.4f, 0.4f, 0.4f, sampling.seed()) : null);
     }
 
     private int runSweep(String problem, DeviceBackend backend, LoaderOptions options) {
@@ -237,7 +247,7 @@ final class BenchCommand implements Callable<Integer> {
         result.put("images_per_s", images / elapsed);
         // The whole process's CPU over the measured epochs (workers, consumer, JIT and GC): what a trainer would lend.
         result.put("cpu_s_per_1000_images", images > 0 && cpu >= 0 ? cpu / 1e6 / images : 0.0);
-        result.put("mb_per_s", images * (double) options.imageBytes() / 1e6 / elapsed);
+        result.put("mb_per_s", images * (double) options.augment().imageBytes() / 1e6 / elapsed);
         result.put("source_mb_per_s", (after.sourceMegabytesPerSecond() * after.seconds()
             - before.sourceMegabytesPerSecond() * before.seconds()) / elapsed);
         result.put("data_wait_pct", after.dataWaitPercent());
@@ -255,17 +265,19 @@ final class BenchCommand implements Callable<Integer> {
         // Settled means what the figure beside it says: at most the settled mark per batch over the measured epochs
         // (a warm-up that settled does not make 67 KB per batch "settled").
         result.put("heap_settled", batches > 0 && (double) heap / batches <= BenchWarmup.SETTLED_BYTES_PER_BATCH);
-        result.put("workers", options.workers());
-        result.put("batch", options.batchSize());
-        result.put("crop", options.crop());
-        result.put("prefetch", options.prefetch());
-        result.put("order", options.order().label());
-        if (options.order() == SampleOrder.QUASI_RANDOM) {
+        SamplingOptions sampling = options.sampling();
+        AugmentOptions augment = options.augment();
+        result.put("workers", options.ring().workers());
+        result.put("batch", sampling.batchSize());
+        result.put("crop", augment.crop());
+        result.put("prefetch", options.ring().prefetch());
+        result.put("order", sampling.order().label());
+        if (sampling.order() == SampleOrder.QUASI_RANDOM) {
             LoaderOptions chosen = loader.options(); // the interleave Loader.open chose
-            result.put("window", chosen.quasiRandomWindow());
-            result.put("interleave", chosen.quasiRandomInterleave());
+            result.put("window", chosen.sampling().quasiRandomWindow());
+            result.put("interleave", chosen.sampling().quasiRandomInterleave());
         }
-        result.put("mode", options.mode().name().toLowerCase(Locale.ROOT));
+        result.put("mode", augment.mode().name().toLowerCase(Locale.ROOT));
         result.put("seconds", elapsed);
         result.put("epochs", epoch);
         result.put("images", images);
@@ -278,9 +290,10 @@ final class BenchCommand implements Callable<Integer> {
             result.put("bytes_fetched_measured", dataset.bytesFetched() - fetchedBefore);
             result.put("measured_epochs", epoch - measuredFrom);
         }
-        result.put("allocator", options.allocator().name());
-        result.put("crc_check", options.crcCheck().label() + " (" + checkedCodecs(options.crcCheck()) + ")");
-        result.put("resampler", options.resampler().effective().name().toLowerCase(Locale.ROOT));
+        result.put("allocator", options.ring().allocator().name());
+        CrcCheck crcCheck = options.policy().crcCheck();
+        result.put("crc_check", crcCheck.label() + " (" + checkedCodecs(crcCheck) + ")");
+        result.put("resampler", augment.resampler().effective().name().toLowerCase(Locale.ROOT));
         if (lane != null) {
             PipelineStats deviceAfter = lane.stream.stats();
             long waited = deviceAfter.dataWaitNanos() - deviceBefore.dataWaitNanos();

@@ -33,10 +33,13 @@ final class BenchSweep {
     int run(List<Path> directories, LoaderOptions base) throws IOException {
         int maxWorkers = sweep.maxWorkers != null ? sweep.maxWorkers : 2 * cores;
         // A prefetch the user did not set follows the worker count, as it does for one bench run.
-        boolean defaultPrefetch = base.prefetch() == Math.max(2, 2 * base.workers());
+        int prefetch = base.ring().prefetch();
+        boolean defaultPrefetch = prefetch == Math.max(2, 2 * base.ring().workers());
+        int batchSize = base.sampling().batchSize();
+        int crop = base.augment().crop();
         out.printf(Locale.ROOT, "pinshard bench --sweep: 1..%d workers, batch %d, crop %d, %s order, %s; this machine"
-            + " has %d cores%n", maxWorkers, base.batchSize(), base.crop(), base.order().label(),
-            base.mode().name().toLowerCase(Locale.ROOT), cores);
+            + " has %d cores%n", maxWorkers, batchSize, crop, base.sampling().order().label(),
+            base.augment().mode().name().toLowerCase(Locale.ROOT), cores);
         out.printf(Locale.ROOT, "%-28s %7s %12s %10s %12s %16s%n", "shards", "workers", "images/s", "MB/s",
             "worker busy", "images/s/worker");
         out.flush();
@@ -47,7 +50,7 @@ final class BenchSweep {
                 List<SweepSizing.Point> points = new ArrayList<>();
                 for (int workers = 1; workers <= maxWorkers; workers++) {
                     LoaderOptions options = base.toBuilder().workers(workers)
-                        .prefetch(defaultPrefetch ? -1 : base.prefetch()).build();
+                        .prefetch(defaultPrefetch ? -1 : prefetch).build();
                     Map<String, Object> result;
                     try (Loader loader = Loader.open(dataset, options)) {
                         result = bench.measure(dataset, loader, options, null);
@@ -62,7 +65,7 @@ final class BenchSweep {
             }
         }
         String title = String.format(Locale.ROOT, "pinshard loader: images/s vs workers (batch %d, crop %d, %d cores)",
-            base.batchSize(), base.crop(), cores);
+            batchSize, crop, cores);
         Path chart = SweepChart.write(sweep.chart, title, curves, sweep.gpuRate, sweep.gpus, cores);
         out.printf(Locale.ROOT, "chart  %s%n", chart);
         if (sweep.gpuRate != null) {

@@ -31,35 +31,35 @@ class LoaderOptionsMixinTest {
     void withoutTheOptionsTheLoadersDefaultsHold() {
         LoaderOptions defaults = LoaderOptions.builder().build();
         LoaderOptions parsed = parse();
-        assertEquals(defaults.scaleMin(), parsed.scaleMin());
-        assertEquals(defaults.scaleMax(), parsed.scaleMax());
-        assertEquals(defaults.ratioMin(), parsed.ratioMin());
-        assertEquals(defaults.ratioMax(), parsed.ratioMax());
-        assertEquals(defaults.flipProbability(), parsed.flipProbability());
-        assertEquals(defaults.evalCropFraction(), parsed.evalCropFraction());
-        assertFalse(parsed.dropLast());
+        assertEquals(defaults.augment().scaleMin(), parsed.augment().scaleMin());
+        assertEquals(defaults.augment().scaleMax(), parsed.augment().scaleMax());
+        assertEquals(defaults.augment().ratioMin(), parsed.augment().ratioMin());
+        assertEquals(defaults.augment().ratioMax(), parsed.augment().ratioMax());
+        assertEquals(defaults.augment().flipProbability(), parsed.augment().flipProbability());
+        assertEquals(defaults.augment().evalCropFraction(), parsed.augment().evalCropFraction());
+        assertFalse(parsed.sampling().dropLast());
     }
 
     @Test
     void theAugmentationOptionsReachTheLoader() {
         LoaderOptions parsed = parse("--scale", "0.6,1.0", "--ratio", "0.8,1.25", "--flip", "0.25",
             "--eval-crop-fraction", "1.0", "--drop-last", "--eval", "--crop", "28");
-        assertEquals(0.6, parsed.scaleMin());
-        assertEquals(1.0, parsed.scaleMax());
-        assertEquals(0.8, parsed.ratioMin());
-        assertEquals(1.25, parsed.ratioMax());
-        assertEquals(0.25, parsed.flipProbability());
-        assertEquals(1.0, parsed.evalCropFraction());
-        assertTrue(parsed.dropLast());
-        assertEquals(LoaderMode.EVAL, parsed.mode());
-        assertEquals(28, parsed.crop());
+        assertEquals(0.6, parsed.augment().scaleMin());
+        assertEquals(1.0, parsed.augment().scaleMax());
+        assertEquals(0.8, parsed.augment().ratioMin());
+        assertEquals(1.25, parsed.augment().ratioMax());
+        assertEquals(0.25, parsed.augment().flipProbability());
+        assertEquals(1.0, parsed.augment().evalCropFraction());
+        assertTrue(parsed.sampling().dropLast());
+        assertEquals(LoaderMode.EVAL, parsed.augment().mode());
+        assertEquals(28, parsed.augment().crop());
     }
 
     @Test
     void theCrcModeComesFromTheSharedOption() {
-        assertEquals(CrcCheck.AUTO, parse().crcCheck());
-        assertEquals(CrcCheck.NEVER, parse("--crc", "never").crcCheck());
-        assertEquals(CrcCheck.ALWAYS, parse("--check-crc").crcCheck());
+        assertEquals(CrcCheck.AUTO, parse().policy().crcCheck());
+        assertEquals(CrcCheck.NEVER, parse("--crc", "never").policy().crcCheck());
+        assertEquals(CrcCheck.ALWAYS, parse("--check-crc").policy().crcCheck());
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
 import io.pinshard.loader.augment.Yuv420Rows;
 import io.pinshard.memory.HeapRounds;
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.Resampler;
 import io.pinshard.loader.sample.SplitMix;
@@ -53,7 +54,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
     private final RecordView view = new RecordView();
     private final SplitMix random = new SplitMix();
     private final CropBox box = new CropBox();
-    private LoaderOptions options;
+    private AugmentOptions augment;
     private CropResizer resizer;
     private UnsafeBuffer destination;
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[0]);
@@ -68,7 +69,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
         dataset = Dataset.open(BenchmarkInputs.prepareDefault().dataset(codec, records, System.err));
         // VECTOR fails here, with the reason, where the kernel cannot run; the copies need no kernel.
         Resampler resampler = work.startsWith("vector") ? Resampler.VECTOR : Resampler.OPENCV;
-        options = LoaderOptions.builder().crop(crop).resampler(resampler).build();
+        augment = LoaderOptions.builder().crop(crop).resampler(resampler).build().augment();
         resizer = new CropResizer(crop, resampler);
         destination = new UnsafeBuffer(BufferUtil.allocateDirectAligned(crop * crop * 3, 64));
         // The vector kernel runs interpreted, allocating megabytes per crop, until C2 compiles it (~1 s):
@@ -92,7 +93,7 @@ public class CropKernelBenchmark extends PinshardBenchmark {
     public long cropOneImage() {
         long seed = SplitMix.mix(11, 0, sample++);
         dataset.record(Long.remainderUnsigned(seed, dataset.size()), view);
-        box.randomResized(view.height(), view.width(), options, random.seed(seed));
+        box.randomResized(view.height(), view.width(), augment, random.seed(seed));
         long step = (long) view.width() * view.channels();
         switch (work) {
             case "copy-output" -> copyRows(step, Math.min(crop, view.height() - box.y()), Math.min(crop * 3L,

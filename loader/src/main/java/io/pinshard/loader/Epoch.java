@@ -1,6 +1,6 @@
 package io.pinshard.loader;
 
-import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.options.LoaderState;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.ring.BatchRing;
@@ -30,7 +30,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoCloseable {
     private final LoaderControl control;
     private final Dataset dataset;
-    private final LoaderOptions options;
+    private final SamplingOptions sampling;
     private final LoaderRun run;
     private final BatchRing ring;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(256, 64, 1_000, 5_000_000);
@@ -45,11 +45,11 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
     private long nextBatch;
     private boolean closed;
 
-    Epoch(LoaderControl control, LoaderRun run, BatchRing ring, Dataset dataset, LoaderOptions options,
+    Epoch(LoaderControl control, LoaderRun run, BatchRing ring, Dataset dataset, SamplingOptions sampling,
           DataWaitMonitor dataWait) {
         this.control = control;
         this.dataset = dataset;
-        this.options = options;
+        this.sampling = sampling;
         this.run = run;
         this.ring = ring;
         this.dataWait = dataWait;
@@ -100,7 +100,7 @@ public final class Epoch implements Iterator<Batch>, Iterable<Batch>, AutoClosea
 
     /** The state to checkpoint: a loader resumed from it continues with the next batch. */
     public LoaderState state() {
-        return new LoaderState(epoch, nextBatch, options.seed(), options.worldSize(), options.rank(), worldSegments);
+        return new LoaderState(epoch, nextBatch, sampling.seed(), sampling.worldSize(), sampling.rank(), worldSegments);
     }
 
     @Override

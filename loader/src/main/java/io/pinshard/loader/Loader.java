@@ -3,6 +3,8 @@ package io.pinshard.loader;
 import io.pinshard.loader.augment.CropResizer;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
+import io.pinshard.loader.options.RingOptions;
+import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.ring.BatchRing;
 import io.pinshard.loader.ring.BatchRingDescriptor;
 import io.pinshard.loader.sample.ElasticSplit;
@@ -82,30 +84,33 @@ public final class Loader implements AutoCloseable {
     private Loader(Dataset dataset, LoaderOptions asked) {
         this.dataset = dataset;
         // The workers' plan and the prefetcher's must agree: both see the interleave chosen here.
-        LoaderOptions options = QuasiRandomInterleave.resolve(asked, dataset.size(), dataset.manifest().bytes());
+        LoaderOptions options = asked.withSampling(
+            QuasiRandomInterleave.resolve(asked.sampling(), dataset.size(), dataset.manifest().bytes()));
         this.options = options;
         this.name = "pinshard-loader-" + IDS.incrementAndGet();
         long[] firstRecord = new long[dataset.shardCount() + 1];
         for (int s = 0; s <= dataset.shardCount(); s++) {
             firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
         }
-        this.plan = new EpochPlan(dataset.size(), firstRecord, options);
+        SamplingOptions sampling = options.sampling();
+        RingOptions ringOptions = options.ring();
+        this.plan = new EpochPlan(dataset.size(), firstRecord, sampling);
         // Before anything is made: random order over a dataset larger than its cache (a local one has no limit).
-        ShardPrefetcher.check(dataset, options);
+        ShardPrefetcher.check(dataset, sampling);
         // A closed dataset is refused here, naming it. Shapes, codecs and channel counts need no walk over the
         // records: Dataset.open checked every entry, and each read checks its entry again.
         dataset.acquire();
         dataset.release();
-        options.resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
+        options.augment().resampler().effective(); // VECTOR where it cannot run fails here, before any thread or memory
         // OpenCV's natives (about a CPU second) load only when a crop or a decode first needs them: OpenCvRuntime.
         this.run = new LoaderRun(plan);
-        this.control = new LoaderControl(name, run, options.workers());
-        this.ring = new BatchRing(name, options);
-        this.processors = new SampleProcessor[options.workers()];
-        this.views = new RecordView[options.workers()];
+        this.control = new LoaderControl(name, run, ringOptions.workers());
+        this.ring = new BatchRing(name, ringOptions, sampling.batchSize(), options.augment());
+        this.processors = new SampleProcessor[ringOptions.workers()];
+        this.views = new RecordView[ringOptions.workers()];
         try {
             for (int w = 0; w < processors.length; w++) {
-                processors[w] = new SampleProcessor(options, dataset);
+                processors[w] = SampleProcessor.of(options, dataset);
                 views[w] = new RecordView();
             }
         } catch (RuntimeException | Error e) {
@@ -113,16 +118,16 @@ public final class Loader implements AutoCloseable {
             throw e;
         }
         this.dataWait = new DataWaitMonitor("host batches from " + name,
-            "Try more workers (now " + options.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
-                + "image size, or a deeper prefetch (now " + options.prefetch() + ").",
-            options.dataWaitWarnFraction(), options.dataWaitWindow(), 1);
+            "Try more workers (now " + ringOptions.workers() + "), raw instead of jpeg/lz4 shards, a smaller stored "
+                + "image size, or a deeper prefetch (now " + ringOptions.prefetch() + ").",
+            options.policy().dataWaitWarnFraction(), options.policy().dataWaitWindow(), 1);
         dataWait.dataset(dataset.location().toString());
-        this.stepLog = StepLogWriter.fromEnvironment(options.rank(), dataset.location().toString());
+        this.stepLog = StepLogWriter.fromEnvironment(sampling.rank(), dataset.location().toString());
         dataWait.stepLog(stepLog);
         this.epochs = new Epoch[] {
-            new Epoch(control, run, ring, dataset, options, dataWait),
-            new Epoch(control, run, ring, dataset, options, dataWait)};
-        this.prefetcher = ShardPrefetcher.forDataset(control, dataset, options, firstRecord);
+            new Epoch(control, run, ring, dataset, sampling, dataWait),
+            new Epoch(control, run, ring, dataset, sampling, dataWait)};
+        this.prefetcher = ShardPrefetcher.forDataset(control, dataset, sampling, ringOptions.prefetch(), firstRecord);
         if (prefetcher != null) {
             control.followedBy(prefetcher.thread());
             prefetcher.start();
@@ -164,7 +169,7 @@ public final class Loader implements AutoCloseable {
         return plan.samplesPerRank();
     }
 
-    /** Ring slots (= {@link io.pinshard.loader.options.LoaderOptions#prefetch()}). */
+    /** Ring slots (= {@link io.pinshard.loader.options.RingOptions#prefetch()}). */
     public int slots() {
         return ring.slots();
     }
@@ -195,7 +200,7 @@ public final class Loader implements AutoCloseable {
     public LoaderSnapshot snapshot() {
         try {
             return new LoaderSnapshot(name, stats(), ringOccupied(), control.currentEpoch(), control.batchInEpoch(),
-                ring.slots(), options.workers());
+                ring.slots(), options.ring().workers());
         } catch (IllegalStateException closed) {
             return null;
         }
@@ -245,11 +250,11 @@ public final class Loader implements AutoCloseable {
      *                                  these options (more batches consumed than the epoch had)
      */
     public Epoch resume(LoaderState state) {
-        if (state.seed() != options.seed()) {
+        if (state.seed() != options.sampling().seed()) {
             throw new IllegalArgumentException("state " + state + " was saved with seed " + state.seed()
-                + ", this loader's is " + options.seed() + ": the epoch orders differ");
+                + ", this loader's is " + options.sampling().seed() + ": the epoch orders differ");
         }
-        ElasticSplit split = ElasticSplit.resume(state, dataset.size(), options);
+        ElasticSplit split = ElasticSplit.resume(state, dataset.size(), options.sampling());
         if (split != null) {
             return start(state.epoch(), split.startBatch(), split);
         }
@@ -379,10 +384,10 @@ public final class Loader implements AutoCloseable {
             long nanos = control.runNanos();
             long images = control.images();
             double seconds = nanos / 1e9;
-            long imageBytes = options.imageBytes();
+            long imageBytes = options.augment().imageBytes();
             double perSecond = seconds > 0 ? 1 / seconds : 0;
             double busy = nanos > 0 ? 100.0 * ring.workerCounterSum(BatchRingDescriptor.WORKER_BUSY_NANOS_OFFSET)
-                / ((double) nanos * options.workers()) : 0;
+                / ((double) nanos * options.ring().workers()) : 0;
             return new LoaderStats(images, control.batches(), seconds, images * perSecond, images * imageBytes / 1e6 * perSecond,
                 ring.workerCounterSum(BatchRingDescriptor.WORKER_PAYLOAD_BYTES_OFFSET) / 1e6 * perSecond,
                 dataWait.dataWaitPercent(), Math.min(100, busy),

@@ -20,13 +20,16 @@ public final class RecordCropper implements AutoCloseable {
     public RecordCropper(Dataset dataset, LoaderOptions options) {
         this.dataset = dataset;
         this.options = options;
-        options.resampler().effective(); // VECTOR where it cannot run fails here, as in Loader.open
-        this.processor = new SampleProcessor(options, dataset);
+        options.augment().resampler().effective(); // VECTOR where it cannot run fails here, as in Loader.open
+        this.processor = SampleProcessor.of(options, dataset);
     }
 
-    /** Bytes {@link #crop} writes: crop x crop x 3 (RGB) values of the options' {@link LoaderOptions#pixels()}. */
+    /**
+     * Bytes {@link #crop} writes: crop x crop x 3 (RGB) values of the options'
+     * {@link io.pinshard.loader.options.AugmentOptions#pixels()}.
+     */
     public long cropBytes() {
-        return options.imageBytes();
+        return options.augment().imageBytes();
     }
 
     /** Writes {@code record}'s crop in {@code epoch} ({@link #cropBytes()} bytes) to {@code destination}. */
@@ -35,7 +38,7 @@ public final class RecordCropper implements AutoCloseable {
         try {
             dataset.pin(record, view);
             try {
-                processor.process(view, SplitMix.mix(options.seed(), epoch, record), destination);
+                processor.process(view, SplitMix.mix(options.sampling().seed(), epoch, record), destination);
             } finally {
                 view.unpin();
             }

@@ -41,7 +41,7 @@ class DefaultCrcCheckTest {
     void compressedCorruptionFailsTheEpochWithDefaultOptions(Codec codec) throws Exception {
         Path dir = flipped(codec);
         LoaderOptions defaults = TestDatasets.small().build();
-        assertEquals(CrcCheck.AUTO, defaults.crcCheck());
+        assertEquals(CrcCheck.AUTO, defaults.policy().crcCheck());
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, defaults);
              Epoch epoch = loader.epoch(0)) {
             LoaderException e = assertThrows(LoaderException.class, () -> EpochContents.of(epoch));

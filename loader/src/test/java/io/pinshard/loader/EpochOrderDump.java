@@ -37,7 +37,7 @@ public final class EpochOrderDump {
         }
         LoaderOptions options = LoaderOptions.builder().order(order).seed(Long.parseLong(args[3])).batchSize(256)
             .quasiRandomInterleave(args.length == 7 ? Integer.parseInt(args[6]) : 1).build();
-        EpochPlan plan = new EpochPlan(records, firstRecord, options);
+        EpochPlan plan = new EpochPlan(records, firstRecord, options.sampling());
         int epoch = Integer.parseInt(args[4]);
         plan.prepare(0, epoch);
         ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);

@@ -108,7 +108,7 @@ class LoaderFieldsTest {
         int boxesKept = 0;
         int boxesDropped = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
-             SampleProcessor processor = new SampleProcessor(options, dataset); Epoch epoch = loader.epoch(3)) {
+             SampleProcessor processor = SampleProcessor.of(options, dataset); Epoch epoch = loader.epoch(3)) {
             RecordView view = new RecordView();
             BoxTransform transform = new BoxTransform(0.2);
             while (epoch.hasNext()) {
@@ -127,7 +127,7 @@ class LoaderFieldsTest {
                         // The reference: the record's boxes through the crop box the processor draws for this
                         // sample (the same seed the workers use), by the tested transform.
                         dataset.record(record, view);
-                        CropBox crop = processor.boxFor(view, SplitMix.mix(options.seed(), 3, record));
+                        CropBox crop = processor.boxFor(view, SplitMix.mix(options.sampling().seed(), 3, record));
                         float[] boxes = boxes(record);
                         for (int k = 0; k < boxes.length; k++) {
                             referenceView.putFloat(k * 4, boxes[k]);

@@ -110,7 +110,7 @@ class LoaderSamplingTest {
         }
         assertTrue(shardChanges > RECORDS / 2, "interleaved windows mix shards: " + shardChanges + " switches");
         try (Loader loader = Loader.open(dataset, TestDatasets.small().order(SampleOrder.QUASI_RANDOM).build())) {
-            assertEquals(QuasiRandomInterleave.MOST, loader.options().quasiRandomInterleave(),
+            assertEquals(QuasiRandomInterleave.MOST, loader.options().sampling().quasiRandomInterleave(),
                 "small records: the automatic interleave is the most");
         }
     }

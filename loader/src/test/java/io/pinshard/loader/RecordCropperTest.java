@@ -43,7 +43,7 @@ class RecordCropperTest {
                         new UnsafeBuffer(batch.imageAddress(i), expected.length).getBytes(0, expected);
                         cropper.crop(batch.sampleId(i), epochNumber, alone.address());
                         new UnsafeBuffer(alone.address(), actual.length).getBytes(0, actual);
-                        assertArrayEquals(expected, actual, options.mode() + " record " + batch.sampleId(i));
+                        assertArrayEquals(expected, actual, options.augment().mode() + " record " + batch.sampleId(i));
                     }
                 }
             }

@@ -127,7 +127,7 @@ public final class ScaleBench {
         for (SampleOrder order : SampleOrder.values()) {
             LoaderOptions planOptions = options.toBuilder().order(order).distributed(3, 8).build();
             long before = HeapCounter.currentThreadAllocatedBytes();
-            EpochPlan plan = new EpochPlan(dataset.size(), firstRecord, planOptions);
+            EpochPlan plan = new EpochPlan(dataset.size(), firstRecord, planOptions.sampling());
             plan.prepare(0, 0);
             plan.prepare(1, 1);
             long bytes = HeapCounter.currentThreadAllocatedBytes() - before;

@@ -83,8 +83,8 @@ class Yuv420CropTest {
                     fromRaw.crop(r, epoch, b.address());
                     new UnsafeBuffer(a.address(), actual.length).getBytes(0, actual);
                     new UnsafeBuffer(b.address(), expected.length).getBytes(0, expected);
-                    assertArrayEquals(expected, actual, options.resampler() + " " + options.mode() + " epoch " + epoch
-                        + " record " + r);
+                    assertArrayEquals(expected, actual, options.augment().resampler() + " " + options.augment().mode()
+                        + " epoch " + epoch + " record " + r);
                 }
             }
         }

@@ -240,7 +240,7 @@ class StreamedDatasetTest {
             assertTrue(many.getMessage().contains("shuffles 8 windows together")
                 && many.getMessage().contains("--interleave 2"), many.getMessage());
             try (Loader loader = Loader.open(remote, quasi.quasiRandomInterleave(2).build())) {
-                assertEquals(2, loader.options().quasiRandomInterleave());
+                assertEquals(2, loader.options().sampling().quasiRandomInterleave());
             }
         }
     }

@@ -7,9 +7,11 @@ import io.pinshard.reader.ReadGuard;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.Epoch;
 import io.pinshard.loader.Loader;
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
+import io.pinshard.loader.options.SamplingOptions;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -110,9 +112,9 @@ public final class RingServer implements AutoCloseable {
         this.dataset = dataset;
         this.settings = settings;
         this.events = events;
-        this.ring = RingFile.prepare(ringPath, options.prefetch());
+        this.ring = RingFile.prepare(ringPath, options.ring().prefetch());
         this.options = options.toBuilder().allocator(ring).build();
-        this.slots = options.prefetch();
+        this.slots = options.ring().prefetch();
         this.held = new AtomicReferenceArray<>(slots);
         this.heldSequence = new long[slots];
         Loader opened = null;
@@ -125,11 +127,13 @@ public final class RingServer implements AutoCloseable {
             this.buffer = ring.buffer();
             serverBlock.wrap(buffer, 0);
             clientBlock.wrap(buffer, 0);
-            ring.publish(new RingFile.RingGeometry(options.batchSize(), options.crop(),
-                options.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
-                options.seed(), options.rank(), options.worldSize(), dataset.classes().size(),
-                RingFields.describe(options.fields(), dataset.fields(), options.batchSize(), options.imageBytes()),
-                options.pixels()));
+            SamplingOptions sampling = options.sampling();
+            AugmentOptions augment = options.augment();
+            ring.publish(new RingFile.RingGeometry(sampling.batchSize(), augment.crop(),
+                augment.mode() == LoaderMode.EVAL, loader.batchesPerEpoch(), loader.samplesPerEpoch(), dataset.size(),
+                sampling.seed(), sampling.rank(), sampling.worldSize(), dataset.classes().size(),
+                RingFields.describe(augment.fields(), dataset.fields(), sampling.batchSize(), augment.imageBytes()),
+                augment.pixels()));
             timings.put("ring_ready_ms", (System.nanoTime() - loaderOpened) / 1e6);
         } catch (RuntimeException | Error e) {
             CloseHelper.quietClose(opened);
@@ -154,7 +158,8 @@ public final class RingServer implements AutoCloseable {
                                    Consumer<Map<String, Object>> events) {
         RingServer server = new RingServer(dataset, options, ringPath, settings, events);
         server.event("ready", "ring", server.ring.path().toString(), "slots", server.slots, "batch",
-            options.batchSize(), "crop", options.crop(), "pixels", options.pixels().describe(), "batches_per_epoch", server.loader.batchesPerEpoch(),
+            options.sampling().batchSize(), "crop", options.augment().crop(), "pixels",
+            options.augment().pixels().describe(), "batches_per_epoch", server.loader.batchesPerEpoch(),
             "records", dataset.size(), "pid", ProcessHandle.current().pid(), "timings", server.timings);
         server.control.start();
         server.publisher.start();
@@ -235,8 +240,9 @@ public final class RingServer implements AutoCloseable {
             if (kind == COMMAND_EPOCH) {
                 epoch = loader.epoch(epochNumber);
             } else if (kind == COMMAND_RESUME) {
-                epoch = loader.resume(new LoaderState(epochNumber, startBatch, options.seed(), options.worldSize(),
-                    options.rank()));
+                SamplingOptions sampling = options.sampling();
+                epoch = loader.resume(new LoaderState(epochNumber, startBatch, sampling.seed(), sampling.worldSize(),
+                    sampling.rank()));
             } else {
                 throw new IllegalArgumentException("unknown command kind " + kind);
             }

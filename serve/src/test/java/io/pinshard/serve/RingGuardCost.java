@@ -87,7 +87,7 @@ class RingGuardCost {
         LoaderOptions base = LoaderOptions.builder().batchSize(64).crop(224).workers(2).prefetch(4)
             .order(SampleOrder.RANDOM).seed(round).resampler(Resampler.parse(resampler)).dataWaitWarning(1e9, 50)
             .build();
-        try (RingFile ring = RingFile.prepare(path, base.prefetch());
+        try (RingFile ring = RingFile.prepare(path, base.ring().prefetch());
              Loader loader = Loader.open(dataset, base.toBuilder().allocator(guarded ? ring : new DirectWrites(ring))
                  .build())) {
             long images = 0;

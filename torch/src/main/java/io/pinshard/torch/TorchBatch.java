@@ -59,12 +59,12 @@ public final class TorchBatch implements AutoCloseable {
         this.labels = new SlotTensor("labels", false);
         this.sampleIds = new SlotTensor("sampleIds", false);
         this.normalized = new SlotTensor("normalized", true);
-        int count = owner.loader().options().fields().count();
+        int count = owner.loader().options().augment().fields().count();
         this.fields = new SlotTensor[count];
         this.fieldCounts = new SlotTensor[count];
         this.fieldFilled = new boolean[count];
         for (int f = 0; f < count; f++) {
-            fields[f] = new SlotTensor("field " + owner.loader().options().fields().names().get(f), false);
+            fields[f] = new SlotTensor("field " + owner.loader().options().augment().fields().names().get(f), false);
             fieldCounts[f] = new SlotTensor("field counts", false);
         }
     }

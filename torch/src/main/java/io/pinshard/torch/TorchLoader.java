@@ -65,13 +65,13 @@ public final class TorchLoader implements AutoCloseable {
     private TorchLoader(Loader loader, TorchOptions options) {
         this.loader = loader;
         this.options = options;
-        int batchSize = loader.options().batchSize();
-        int crop = loader.options().crop();
+        int batchSize = loader.options().sampling().batchSize();
+        int crop = loader.options().augment().crop();
         this.imageShape = new long[] {batchSize, crop, crop, 3};
         this.rowShape = new long[] {batchSize};
         this.mean = channelTensor(options.mean(0), options.mean(1), options.mean(2));
         this.std = channelTensor(options.std(0), options.std(1), options.std(2));
-        io.pinshard.loader.options.FieldSelection selection = loader.options().fields();
+        io.pinshard.loader.options.FieldSelection selection = loader.options().augment().fields();
         this.fieldOptions = new TensorOptions[selection.count()];
         this.fieldShapes = new long[selection.count()][];
         for (int f = 0; f < selection.count(); f++) {

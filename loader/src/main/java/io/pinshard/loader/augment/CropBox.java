@@ -1,6 +1,6 @@
 package io.pinshard.loader.augment;
 
-import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.sample.SplitMix;
 
 /**
@@ -32,7 +32,7 @@ public final class CropBox {
     }
 
     /** torchvision RandomResizedCrop parameters for an {@code imageHeight x imageWidth} image, then the flip draw. */
-    public CropBox randomResized(int imageHeight, int imageWidth, LoaderOptions options, SplitMix random) {
+    public CropBox randomResized(int imageHeight, int imageWidth, AugmentOptions options, SplitMix random) {
         double area = (double) imageHeight * imageWidth;
         double logRatioMin = Math.log(options.ratioMin());
         double logRatioMax = Math.log(options.ratioMax());

@@ -52,7 +52,7 @@ public final class LoaderMeterBinder implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        long imageBytes = loader.options().imageBytes();
+        long imageBytes = loader.options().augment().imageBytes();
         counter(registry, "pinshard.loader.images", "Images handed to the trainer", "images", s -> s.stats().images());
         counter(registry, "pinshard.loader.batches", "Batches handed to the trainer", "batches", s -> s.stats().batches());
         counter(registry, "pinshard.loader.output", "Output tensor bytes handed to the trainer", BaseUnits.BYTES,
@@ -73,7 +73,8 @@ public final class LoaderMeterBinder implements MeterBinder {
             LoaderSnapshot::ringOccupied);
         Gauge.builder("pinshard.loader.ring.slots", loader, Loader::slots).description("Ring slots").baseUnit("slots")
             .tags(tags).register(registry);
-        Gauge.builder("pinshard.loader.workers", loader, l -> l.options().workers()).description("Worker threads")
+        Gauge.builder("pinshard.loader.workers", loader, l -> l.options().ring().workers())
+            .description("Worker threads")
             .baseUnit(BaseUnits.THREADS).tags(tags).register(registry);
         Gauge.builder("pinshard.loader.epoch", loader, Loader::currentEpoch)
             .description("Epoch last started (-1 before any)").tags(tags).register(registry);

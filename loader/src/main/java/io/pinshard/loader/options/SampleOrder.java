@@ -11,7 +11,7 @@ public enum SampleOrder {
     SEQUENTIAL,
     /**
      * Shard-local windows of consecutive records visited in a random window order, the records of each group of
-     * {@link LoaderOptions#quasiRandomInterleave()} windows shuffled together (memory per window, not per record):
+     * {@link SamplingOptions#quasiRandomInterleave()} windows shuffled together (memory per window, not per record):
      * a dataset larger than RAM streams through the page cache, each batch still mixes that many shards, and each
      * epoch differs. Every record is visited exactly once per epoch; works with rank/world.
      */

@@ -20,7 +20,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>It may be held across further {@code next()} calls and closed from any thread, e.g. by a
  *       copy engine once an asynchronous device copy has completed (the cuda-bridge holds each batch until
  *       its copy event fires). Batches may be released in any order.</li>
- *   <li>At most {@link io.pinshard.loader.options.LoaderOptions#prefetch()} batches can be held at once (the ring has that many slots);
+ *   <li>At most {@link io.pinshard.loader.options.RingOptions#prefetch()} batches can be held at once (the ring has that many slots);
  *       {@code next()} with every slot held throws {@link IllegalStateException} instead of deadlocking.
  *       Batch {@code k} and batch {@code k + prefetch} share a slot: while batch {@code k} is held,
  *       {@code next()} for batch {@code k + prefetch} waits for its release (by another thread, e.g. a copy
@@ -163,7 +163,7 @@ public final class Batch implements AutoCloseable {
         fieldLengths[f].putInt(i * Integer.BYTES, length);
     }
 
-    /** The selected fields, in the order this batch numbers them ({@link io.pinshard.loader.options.LoaderOptions#fields}). */
+    /** The selected fields, in the order this batch numbers them ({@link io.pinshard.loader.options.AugmentOptions#fields}). */
     public FieldSelection fields() {
         return fields;
     }

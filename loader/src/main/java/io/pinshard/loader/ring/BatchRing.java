@@ -7,8 +7,9 @@ import static io.pinshard.loader.ring.BatchRingDescriptor.TICKET_OFFSET;
 import static io.pinshard.loader.ring.BatchRingDescriptor.slotOffset;
 import static io.pinshard.loader.ring.BatchRingDescriptor.workerOffset;
 
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.options.FieldSelection;
-import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.RingOptions;
 import io.pinshard.memory.NativeRegion;
 import io.pinshard.reader.ReadGuard;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -47,17 +48,21 @@ public final class BatchRing implements RingSlots, AutoCloseable {
     private final AtomicIntegerArray memoryHolders;
     private volatile long generation;
 
-    /** @param owner the loader's name, for messages about use after close */
-    public BatchRing(String owner, LoaderOptions options) {
+    /**
+     * @param owner     the loader's name, for messages about use after close
+     * @param ring      the slots, the workers counted in the control block, and where both are allocated
+     * @param batchSize samples per slot
+     * @param augment   what a sample is in its slot: the image's size and the fields beside it
+     */
+    public BatchRing(String owner, RingOptions ring, int batchSize, AugmentOptions augment) {
         this.owner = owner;
         this.guard = new ReadGuard(owner);
-        this.slots = options.prefetch();
-        this.workers = options.workers();
-        int batchSize = options.batchSize();
-        long imageBytes = options.imageBytes();
+        this.slots = ring.prefetch();
+        this.workers = ring.workers();
+        long imageBytes = augment.imageBytes();
         long labelsOffset = BatchRingDescriptor.slotLabelsOffset(batchSize, imageBytes);
         long idsOffset = BatchRingDescriptor.slotIdsOffset(batchSize, imageBytes);
-        FieldSelection fields = options.fields();
+        FieldSelection fields = augment.fields();
         long slotBytes = BatchRingDescriptor.slotLength(batchSize, imageBytes, fields.count(), fields.stride());
         int controlBytes = BatchRingDescriptor.controlLength(slots, workers);
         this.regions = new NativeRegion[slots];
@@ -66,17 +71,17 @@ public final class BatchRing implements RingSlots, AutoCloseable {
         for (int s = 0; s < slots; s++) {
             memoryHolders.set(s, 1);
         }
-        NativeRegion controlMemory = options.scratchAllocator().allocate(controlBytes, BatchRingDescriptor.ALIGNMENT);
+        NativeRegion controlMemory = ring.scratchAllocator().allocate(controlBytes, BatchRingDescriptor.ALIGNMENT);
         this.controlRegion = controlMemory;
         try {
             BatchRingDescriptor.checkControlBlock(controlMemory.address(), controlMemory.length(), slots, workers);
             this.control = new UnsafeBuffer(controlMemory.address(), controlBytes);
             control.setMemory(0, controlBytes, (byte) 0);
             for (int s = 0; s < slots; s++) {
-                regions[s] = options.allocator().allocate(slotBytes, BatchRingDescriptor.SLOT_ALIGNMENT);
+                regions[s] = ring.allocator().allocate(slotBytes, BatchRingDescriptor.SLOT_ALIGNMENT);
                 BatchRingDescriptor.checkSlot(regions[s].address(), regions[s].length(), batchSize, imageBytes,
                     fields.count(), fields.stride());
-                batches[s] = new Batch(this, s, regions[s], batchSize, options.crop(), options.pixels(), labelsOffset,
+                batches[s] = new Batch(this, s, regions[s], batchSize, augment.crop(), augment.pixels(), labelsOffset,
                     idsOffset, fields);
             }
         } catch (RuntimeException | Error e) {

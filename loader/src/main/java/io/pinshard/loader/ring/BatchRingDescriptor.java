@@ -87,7 +87,7 @@ public final class BatchRingDescriptor {
     static final int SLOT_ALIGNMENT = 4096;
     static final int SLOT_ARRAY_ALIGNMENT = CACHE_LINE_LENGTH;
 
-    /** Bounds of {@link io.pinshard.loader.options.LoaderOptions#prefetch()} and {@link io.pinshard.loader.options.LoaderOptions#workers()}. */
+    /** Bounds of {@link io.pinshard.loader.options.RingOptions#prefetch()} and {@link io.pinshard.loader.options.RingOptions#workers()}. */
     static final int MAX_SLOTS = 1024;
     static final int MAX_WORKERS = 1024;
 

@@ -1,7 +1,7 @@
 package io.pinshard.loader.sample;
 
-import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;
+import io.pinshard.loader.options.SamplingOptions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -72,7 +72,7 @@ public final class ElasticSplit {
      *                                  or the current segment consumed more batches than it had, or the epoch
      *                                  would change world size more than {@link LoaderState#MAX_SEGMENTS} times
      */
-    public static ElasticSplit resume(LoaderState state, long records, LoaderOptions options) {
+    public static ElasticSplit resume(LoaderState state, long records, SamplingOptions options) {
         List<LoaderState.Segment> history = state.segments();
         long inSegment = state.batchesInSegment();
         if (history.isEmpty() && state.worldSize() == options.worldSize()) {

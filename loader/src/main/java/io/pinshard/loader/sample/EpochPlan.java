@@ -1,7 +1,7 @@
 package io.pinshard.loader.sample;
 
-import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.options.SamplingOptions;
 
 /**
  * The sampler: which record sits at each position of each batch of an epoch, for one rank.
@@ -43,7 +43,7 @@ public final class EpochPlan {
     private final int[] preparedEpoch = {-1, -1};
     private final ElasticSplit[] splits = new ElasticSplit[2];
 
-    public EpochPlan(long records, long[] shardFirstRecord, LoaderOptions options) {
+    public EpochPlan(long records, long[] shardFirstRecord, SamplingOptions options) {
         if (records <= 0) {
             throw new IllegalArgumentException("the dataset holds no records");
         }

@@ -1,10 +1,10 @@
 package io.pinshard.loader.sample;
 
-import io.pinshard.loader.options.LoaderOptions;
+import io.pinshard.loader.options.SamplingOptions;
 
 /**
  * How many quasi-random windows are shuffled together when the options leave it to the loader
- * ({@link LoaderOptions#AUTO_INTERLEAVE}). A group of windows is what must stay resident while it is read (in the
+ * ({@link SamplingOptions#AUTO_INTERLEAVE}). A group of windows is what must stay resident while it is read (in the
  * page cache, or in the shard cache of a streamed dataset), so the choice is the most windows, up to {@link #MOST},
  * whose records fit {@link #WORKING_SET_BYTES}; never fewer than one. It depends on the dataset alone (records,
  * bytes, window), not on where it is read from: the same options give the same order from a local copy and from
@@ -31,17 +31,17 @@ public final class QuasiRandomInterleave {
         return (int) Math.max(1, Math.min(MOST, windows));
     }
 
-    /** {@code options} with a chosen interleave in place of {@link LoaderOptions#AUTO_INTERLEAVE}; others as given. */
-    public static LoaderOptions resolve(LoaderOptions options, long records, long bytes) {
-        if (options.quasiRandomInterleave() != LoaderOptions.AUTO_INTERLEAVE) {
+    /** {@code options} with a chosen interleave for {@link SamplingOptions#AUTO_INTERLEAVE}; others as given. */
+    public static SamplingOptions resolve(SamplingOptions options, long records, long bytes) {
+        if (options.quasiRandomInterleave() != SamplingOptions.AUTO_INTERLEAVE) {
             return options;
         }
-        return options.toBuilder().quasiRandomInterleave(choose(records, bytes, options.quasiRandomWindow())).build();
+        return options.withInterleave(choose(records, bytes, options.quasiRandomWindow()));
     }
 
     /** The interleave a plan built from {@code options} uses: {@link #MOST} where it was left to the loader. */
-    static int of(LoaderOptions options) {
+    static int of(SamplingOptions options) {
         int value = options.quasiRandomInterleave();
-        return value == LoaderOptions.AUTO_INTERLEAVE ? MOST : value;
+        return value == SamplingOptions.AUTO_INTERLEAVE ? MOST : value;
     }
 }

@@ -8,6 +8,7 @@ import io.pinshard.loader.ring.BatchRing;
 import io.pinshard.loader.ring.BatchRingDescriptor;
 import io.pinshard.loader.sample.EpochPlan;
 import io.pinshard.loader.sample.SplitMix;
+import io.pinshard.memory.BatchMemoryAllocator;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.MappedShard;
@@ -38,7 +39,12 @@ public final class LoaderWorker implements Runnable {
 
     private final int index;
     private final Dataset dataset;
-    private final LoaderOptions options;
+    // The options this worker reads, from four groups, taken once here: the sample loop reads only these fields.
+    private final int batchSize;
+    private final long seed;
+    private final ErrorPolicy errorPolicy;
+    /** Where the slots live: shared with other processes (a serve ring), it can be damaged under the worker. */
+    private final BatchMemoryAllocator slotMemory;
     /** Whether batches carry record fields: the image path skips the field copy entirely without. */
     private final boolean carriesFields;
     private final EpochPlan plan;
@@ -59,8 +65,11 @@ public final class LoaderWorker implements Runnable {
         this.index = index;
         this.control = control;
         this.dataset = dataset;
-        this.options = options;
-        this.carriesFields = options.fields().count() > 0;
+        this.batchSize = options.sampling().batchSize();
+        this.seed = options.sampling().seed();
+        this.errorPolicy = options.policy().errorPolicy();
+        this.slotMemory = options.ring().allocator();
+        this.carriesFields = options.augment().fields().count() > 0;
         this.plan = plan;
         this.ring = ring;
         this.processor = processor;
@@ -124,7 +133,7 @@ public final class LoaderWorker implements Runnable {
 
     /** Fills samples of the current run until it stops, or fails at or before the ticket in hand. */
     private void work() {
-        int batchSize = options.batchSize();
+        int batchSize = this.batchSize; // in a local, as the slot count: the loop reads both per sample
         int slots = ring.slots();
         int segment = 0;
         try {
@@ -207,7 +216,7 @@ public final class LoaderWorker implements Runnable {
      * reads, where it looks like the shard's: every fault is checked against the slot memory first.
      */
     private RuntimeException slotMemoryDamage() {
-        RuntimeException damage = options.allocator().sharedWithOtherProcesses() ? options.allocator().damaged() : null;
+        RuntimeException damage = slotMemory.sharedWithOtherProcesses() ? slotMemory.damaged() : null;
         if (damage != null) {
             ReadGuard.mappingFaulted(); // the late error may have left a guard count behind: closes must not wait on it
         }
@@ -230,7 +239,6 @@ public final class LoaderWorker implements Runnable {
      */
     private void fill(Batch batch, int inBatch, int record, int epoch) {
         long destination = batch.slotImageAddress(inBatch);
-        long seed = options.seed();
         for (int attempt = 0; ; attempt++) {
             lastRecord = record;
             ShardFormatException failure;
@@ -269,7 +277,7 @@ public final class LoaderWorker implements Runnable {
                     continue;
                 }
             }
-            if (options.errorPolicy() == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
+            if (errorPolicy == ErrorPolicy.FAIL || attempt == MAX_REPLACEMENTS) {
                 throw failure;
             }
             batch.addSkipped(); // counted in the statistics when the batch is handed out

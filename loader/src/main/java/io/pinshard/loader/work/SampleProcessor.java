@@ -12,11 +12,13 @@ import io.pinshard.loader.augment.BoxTransform;
 import io.pinshard.loader.augment.CropBox;
 import io.pinshard.loader.augment.CropResizer;
 import io.pinshard.loader.augment.Yuv420Rows;
+import io.pinshard.loader.options.AugmentOptions;
 import io.pinshard.loader.options.FieldSelection;
 import io.pinshard.loader.options.LoaderMode;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.sample.SplitMix;
+import io.pinshard.reader.CrcCheck;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordDecoder;
 import io.pinshard.reader.RecordView;
@@ -37,7 +39,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>The caller holds the dataset's read guard ({@link Dataset#acquire()}) around {@link #process}.
  */
 public final class SampleProcessor implements AutoCloseable {
-    private final LoaderOptions options;
+    private final AugmentOptions options;
+    private final CrcCheck crcCheck;
     private final Crc32c crc = new Crc32c();
     private final CropBox box = new CropBox();
     private final SplitMix random = new SplitMix();
@@ -53,16 +56,23 @@ public final class SampleProcessor implements AutoCloseable {
     private byte[] yuvRow = new byte[0];
     private final UnsafeBuffer boxRow = new UnsafeBuffer(0, 0);
 
-    public SampleProcessor(LoaderOptions options, Dataset dataset) {
+    /**
+     * @param options     what a record becomes: crop, randomness, pixels, fields
+     * @param crcCheck    which payloads are checked before decoding (the loader's policy)
+     * @param sharedSlots whether the destination slots are memory other processes share (a serve ring): the crop
+     *                    kernel then writes them with guarded stores
+     * @param dataset     sizes the scratch from its largest records
+     */
+    public SampleProcessor(AugmentOptions options, CrcCheck crcCheck, boolean sharedSlots, Dataset dataset) {
         this.options = options;
-        this.resizer = new CropResizer(options.crop(), options.resampler(), options.allocator().sharedWithOtherProcesses(),
-            options.pixels());
+        this.crcCheck = crcCheck;
+        this.resizer = new CropResizer(options.crop(), options.resampler(), sharedSlots, options.pixels());
         long payload = Math.max(dataset.maxPayloadBytes(Codec.LZ4), dataset.maxPayloadBytes(Codec.JPEG));
         // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them; libjpeg-turbo
         // decodes a jpeg box's region there (RGB: at most the whole image; grey records grow it once).
         long decoded = Math.max(Math.max(dataset.maxDecodedBytes(Codec.LZ4), dataset.maxDecodedBytes(Codec.RAW)),
             Math.max(dataset.maxDecodedBytes(Codec.JPEG), dataset.maxDecodedBytes(Codec.YUV420)));
-        this.decoder = new RecordDecoder(options.crcCheck(), payload, decoded);
+        this.decoder = new RecordDecoder(crcCheck, payload, decoded);
         FieldSelection fields = options.fields();
         this.datasetFields = new int[fields.count()];
         for (int f = 0; f < fields.count(); f++) {
@@ -82,6 +92,12 @@ public final class SampleProcessor implements AutoCloseable {
             }
         }
         this.boxTransform = new BoxTransform(fields.boxMinVisible());
+    }
+
+    /** The processor a loader with {@code options} gives each worker: its augment group, CRC policy and slot memory. */
+    public static SampleProcessor of(LoaderOptions options, Dataset dataset) {
+        return new SampleProcessor(options.augment(), options.policy().crcCheck(),
+            options.ring().allocator().sharedWithOtherProcesses(), dataset);
     }
 
     /**
@@ -154,7 +170,7 @@ public final class SampleProcessor implements AutoCloseable {
     }
 
     private void cropRaw(RecordView record, CropBox crop, long step, int channels, long destination) {
-        if (options.crcCheck().checks(Codec.RAW) && !record.payloadIntact(crc)) {
+        if (crcCheck.checks(Codec.RAW) && !record.payloadIntact(crc)) {
             throw record.corrupt(Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
         }
         if (resizer.resizeWithKernel(record.payloadAddress(), step, channels, crop, destination)) {
@@ -173,7 +189,7 @@ public final class SampleProcessor implements AutoCloseable {
      * OpenCV has to do the crop, the box's rows are converted into scratch first (the box only, never the image).
      */
     private void cropYuv420(RecordView record, CropBox crop, long destination) {
-        if (options.crcCheck().checks(Codec.YUV420) && !record.payloadIntact(crc)) {
+        if (crcCheck.checks(Codec.YUV420) && !record.payloadIntact(crc)) {
             throw record.corrupt(Kind.CHECKSUM_MISMATCH, "payload CRC32C does not match the index");
         }
         Yuv420Rows image = yuv.wrap(record.payloadAddress(), record.payloadLength(), record.height(), record.width());

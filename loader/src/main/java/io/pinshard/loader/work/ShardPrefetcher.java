@@ -1,7 +1,7 @@
 package io.pinshard.loader.work;
 
-import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.sample.EpochPlan;
 import io.pinshard.reader.Dataset;
 import java.util.Arrays;
@@ -71,14 +71,15 @@ public final class ShardPrefetcher implements Runnable {
     private final Thread thread;
     private volatile boolean stopped;
 
-    private ShardPrefetcher(LoaderControl control, Dataset dataset, LoaderOptions options, long[] firstRecord) {
+    private ShardPrefetcher(LoaderControl control, Dataset dataset, SamplingOptions options, int ringSlots,
+                            long[] firstRecord) {
         this.control = control;
         this.dataset = dataset;
         this.plan = new EpochPlan(dataset.size(), firstRecord, options);
         this.limit = dataset.cacheLimitBytes();
         this.keepAll = limit >= dataset.manifest().bytes();
         this.batchSize = options.batchSize();
-        this.inFlight = options.prefetch() + 1;
+        this.inFlight = ringSlots + 1;
         this.batchesPerEpoch = plan.batchesPerEpoch();
         this.nextUse = new long[dataset.shardCount()];
         this.state = new AtomicIntegerArray(dataset.shardCount());
@@ -98,11 +99,13 @@ public final class ShardPrefetcher implements Runnable {
 
     /**
      * A prefetcher for {@code dataset}, not started; null when its source has nothing to fetch ({@link
-     * Dataset#fetchConcurrency()} 0: every shard a local file).
+     * Dataset#fetchConcurrency()} 0: every shard a local file). {@code ringSlots}: the loader's batch slots, the
+     * batches its workers may be filling ahead.
      */
-    public static ShardPrefetcher forDataset(LoaderControl control, Dataset dataset, LoaderOptions options,
-                                             long[] firstRecord) {
-        return dataset.fetchConcurrency() == 0 ? null : new ShardPrefetcher(control, dataset, options, firstRecord);
+    public static ShardPrefetcher forDataset(LoaderControl control, Dataset dataset, SamplingOptions options,
+                                             int ringSlots, long[] firstRecord) {
+        return dataset.fetchConcurrency() == 0 ? null
+            : new ShardPrefetcher(control, dataset, options, ringSlots, firstRecord);
     }
 
     /**
@@ -111,7 +114,7 @@ public final class ShardPrefetcher implements Runnable {
      * below the shards of a group of interleaved quasi-random windows and one more. {@code options} are the loader's
      * resolved ones (no automatic interleave left).
      */
-    public static void check(Dataset dataset, LoaderOptions options) {
+    public static void check(Dataset dataset, SamplingOptions options) {
         long limit = dataset.cacheLimitBytes();
         long total = dataset.manifest().bytes();
         if (limit >= total) {

@@ -105,14 +105,14 @@ public class CropCorrectnessTest {
         int boxesSmallerThanImage = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
              Epoch epoch = loader.epoch(1)) {
-            SampleProcessor boxes = new SampleProcessor(options, dataset);
+            SampleProcessor boxes = SampleProcessor.of(options, dataset);
             RecordView view = new RecordView();
             for (Batch batch : epoch) {
                 try (batch) {
                     for (int i = 0; i < batch.size(); i++) {
                         int record = (int) batch.sampleId(i);
                         dataset.record(record, view);
-                        CropBox box = boxes.boxFor(view, SplitMix.mix(options.seed(), 1, record));
+                        CropBox box = boxes.boxFor(view, SplitMix.mix(options.sampling().seed(), 1, record));
                         flips += box.flip() ? 1 : 0;
                         boxesSmallerThanImage += box.width() < view.width() ? 1 : 0;
                         byte[] expected = reference(TestDatasets.pixels(record, view.height(), view.width(), channels),

@@ -63,7 +63,7 @@ class ElasticScaleTest {
             long consumed = 20_000; // of 48,829 batches per rank on 8 ranks
             long[] shards = shards();
             for (int r = 0; r < 8; r++) {
-                EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 8));
+                EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 8).sampling());
                 plan.prepare(0, EPOCH);
                 for (long p = 0; p < consumed * BATCH; p++) {
                     seen.mark(plan.recordAt(0, p), r, 8, "place", p);
@@ -73,10 +73,10 @@ class ElasticScaleTest {
             LoaderState state = new LoaderState(EPOCH, consumed, SEED, 8, 0);
             long batches = -1;
             for (int r = 0; r < 6; r++) {
-                ElasticSplit split = ElasticSplit.resume(state, RECORDS, options(order, r, 6));
+                ElasticSplit split = ElasticSplit.resume(state, RECORDS, options(order, r, 6).sampling());
                 assertEquals(consumed, split.startBatch());
                 assertTrue(split.runs() <= 3, "a block of 6 holds at most 3 of the 8 old ranks' rests: " + split.runs());
-                EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 6));
+                EpochPlan plan = new EpochPlan(RECORDS, shards, options(order, r, 6).sampling());
                 plan.prepare(0, EPOCH, split);
                 long end = split.offsetBatches() + split.batches();
                 batches = batches < 0 ? end : batches;

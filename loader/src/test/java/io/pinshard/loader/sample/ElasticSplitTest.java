@@ -49,7 +49,7 @@ class ElasticSplitTest {
         }
 
         EpochPlan plan(int rank, int world) {
-            return new EpochPlan(records, shards(), options(rank, world));
+            return new EpochPlan(records, shards(), options(rank, world).sampling());
         }
 
         /**
@@ -95,7 +95,8 @@ class ElasticSplitTest {
 
         /** Epoch-order position of every record in epoch {@code epoch}. */
         int[] positionsOf(int epoch) {
-            EpochPlan whole = new EpochPlan(records, shards(), options(0, 1).toBuilder().dropLast(false).build());
+            EpochPlan whole = new EpochPlan(records, shards(),
+                options(0, 1).toBuilder().dropLast(false).build().sampling());
             whole.prepare(0, epoch);
             int[] position = new int[records];
             for (int p = 0; p < records; p++) {
@@ -132,7 +133,7 @@ class ElasticSplitTest {
         Set<Long> batchCounts = new HashSet<>();
         String what = s + " " + state + " on " + world;
         for (int r = 0; r < world; r++) {
-            ElasticSplit split = ElasticSplit.resume(state, s.records(), s.options(r, world));
+            ElasticSplit split = ElasticSplit.resume(state, s.records(), s.options(r, world).sampling());
             EpochPlan plan = s.plan(r, world);
             LoaderRun run = Scenario.resumed(plan, split);
             List<int[]> batches = Scenario.deliver(plan, run, 0, split.startBatch());
@@ -268,7 +269,7 @@ class ElasticSplitTest {
                 resumeAndCheck(s, saved, 5, rest);
                 // Back on 3 ranks: the 3-rank split continues where it stood.
                 for (int r = 0; r < 3; r++) {
-                    ElasticSplit split = ElasticSplit.resume(saved, s.records(), s.options(r, 3));
+                    ElasticSplit split = ElasticSplit.resume(saved, s.records(), s.options(r, 3).sampling());
                     EpochPlan plan = s.plan(r, 3);
                     LoaderRun run = Scenario.resumed(plan, split);
                     assertEquals(toList(three.get(r).subList(5, three.get(r).size())),
@@ -277,9 +278,9 @@ class ElasticSplitTest {
                 }
                 // Resized with nothing consumed since: the last split is replaced, not recorded.
                 ElasticSplit replaced = ElasticSplit.resume(new LoaderState(EPOCH, 3, 7, 3, 0,
-                    List.of(new LoaderState.Segment(8, 3))), s.records(), s.options(0, 5));
+                    List.of(new LoaderState.Segment(8, 3))), s.records(), s.options(0, 5).sampling());
                 assertEquals(List.of(new LoaderState.Segment(8, 3)), replaced.segments());
-                ElasticSplit appended = ElasticSplit.resume(saved, s.records(), s.options(0, 5));
+                ElasticSplit appended = ElasticSplit.resume(saved, s.records(), s.options(0, 5).sampling());
                 assertEquals(List.of(new LoaderState.Segment(8, 3), new LoaderState.Segment(3, 5)), appended.segments());
             }
         }
@@ -290,7 +291,7 @@ class ElasticSplitTest {
         Scenario s = new Scenario(5000, 32, SampleOrder.QUASI_RANDOM, false, 64);
         EpochPlan plan = s.plan(1, 3);
         LoaderRun run = Scenario.resumed(plan,
-            ElasticSplit.resume(new LoaderState(EPOCH, 7, 7, 8, 0), s.records(), s.options(1, 3)));
+            ElasticSplit.resume(new LoaderState(EPOCH, 7, 7, 8, 0), s.records(), s.options(1, 3).sampling()));
         long[] sink = new long[1];
         Runnable pass = () -> {
             for (long batch = run.batches(0) - 1; batch >= 7; batch--) {
@@ -316,20 +317,20 @@ class ElasticSplitTest {
         Scenario s = new Scenario(61, 4, SampleOrder.RANDOM, false, 6);
         int huge = Integer.MAX_VALUE;
         assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
-            assertEquals(61, ElasticSplit.resume(new LoaderState(EPOCH, 0, 7, huge, 0), 61, s.options(0, 3))
+            assertEquals(61, ElasticSplit.resume(new LoaderState(EPOCH, 0, 7, huge, 0), 61, s.options(0, 3).sampling())
                 .remaining());
-            assertEquals(0, ElasticSplit.resume(new LoaderState(EPOCH, 1, 7, huge, 0), 61, s.options(0, 3))
+            assertEquals(0, ElasticSplit.resume(new LoaderState(EPOCH, 1, 7, huge, 0), 61, s.options(0, 3).sampling())
                 .remaining());
             LoaderState twice = new LoaderState(EPOCH, 1, 7, 3, 0, List.of(new LoaderState.Segment(7, 1),
                 new LoaderState.Segment(huge, 0)));
-            assertEquals(61 - 7 * 4, ElasticSplit.resume(twice, 61, s.options(0, 3)).remaining());
+            assertEquals(61 - 7 * 4, ElasticSplit.resume(twice, 61, s.options(0, 3).sampling()).remaining());
         });
     }
 
     @Test
     void sameWorldWithoutSegmentsIsThePlainPlan() {
         Scenario s = new Scenario(61, 4, SampleOrder.RANDOM, false, 6);
-        assertEquals(null, ElasticSplit.resume(new LoaderState(EPOCH, 2, 7, 3, 1), 61, s.options(2, 3)));
+        assertEquals(null, ElasticSplit.resume(new LoaderState(EPOCH, 2, 7, 3, 1), 61, s.options(2, 3).sampling()));
     }
 
     @Test
@@ -337,22 +338,22 @@ class ElasticSplitTest {
         Scenario s = new Scenario(61, 4, SampleOrder.RANDOM, false, 6);
         // 61 on 8 ranks: 8 per rank, 2 batches; 3 consumed is past the end.
         IllegalArgumentException past = assertThrows(IllegalArgumentException.class,
-            () -> ElasticSplit.resume(new LoaderState(EPOCH, 3, 7, 8, 0), 61, s.options(0, 3)));
+            () -> ElasticSplit.resume(new LoaderState(EPOCH, 3, 7, 8, 0), 61, s.options(0, 3).sampling()));
         assertTrue(past.getMessage().contains("started on 8 ranks, which have 2 batches per rank, but it says 3"),
             past.getMessage());
         // After 1 batch on 8 ranks, 29 left: 3 batches of 4 on 3 ranks; 4 consumed there is past the end.
         LoaderState beyond = new LoaderState(EPOCH, 1 + 4, 7, 3, 0, List.of(new LoaderState.Segment(8, 1)));
         IllegalArgumentException current = assertThrows(IllegalArgumentException.class,
-            () -> ElasticSplit.resume(beyond, 61, s.options(0, 3)));
+            () -> ElasticSplit.resume(beyond, 61, s.options(0, 3).sampling()));
         assertTrue(current.getMessage().contains("past the end of the epoch: 4 batches consumed on 3 ranks, which "
             + "have 3 batches of the epoch's 29 samples left"), current.getMessage());
         IllegalArgumentException segment = assertThrows(IllegalArgumentException.class,
-            () -> ElasticSplit.resume(beyond, 61, s.options(0, 2)));
+            () -> ElasticSplit.resume(beyond, 61, s.options(0, 2).sampling()));
         assertTrue(segment.getMessage().contains("a segment on 3 ranks had 3 batches of the epoch's 29 samples left, "
             + "but it says 4 were consumed"), segment.getMessage());
         Scenario dropping = new Scenario(61, 4, SampleOrder.RANDOM, true, 6);
         IllegalArgumentException nothing = assertThrows(IllegalArgumentException.class,
-            () -> ElasticSplit.resume(new LoaderState(EPOCH, 0, 7, 62, 0), 61, dropping.options(0, 2)));
+            () -> ElasticSplit.resume(new LoaderState(EPOCH, 0, 7, 62, 0), 61, dropping.options(0, 2).sampling()));
         assertTrue(nothing.getMessage().contains("drop_last with 62 ranks leaves nothing of 61 records"),
             nothing.getMessage());
         List<LoaderState.Segment> full = new ArrayList<>();
@@ -361,7 +362,7 @@ class ElasticSplitTest {
         }
         LoaderState often = new LoaderState(EPOCH, 1, 7, 2, 0, full);
         IllegalArgumentException tooOften = assertThrows(IllegalArgumentException.class,
-            () -> ElasticSplit.resume(often, 61, s.options(0, 3)));
+            () -> ElasticSplit.resume(often, 61, s.options(0, 3).sampling()));
         assertTrue(tooOften.getMessage().contains("already changed world size 8 times"), tooOften.getMessage());
     }
 }

@@ -40,7 +40,7 @@ class EpochPlanTest {
     void everyOrderVisitsEveryRecordOnceAndEpochsDiffer() {
         long[] shards = shards(RECORDS);
         for (SampleOrder order : SampleOrder.values()) {
-            EpochPlan plan = new EpochPlan(RECORDS, shards, options(order).build());
+            EpochPlan plan = new EpochPlan(RECORDS, shards, options(order).build().sampling());
             plan.prepare(0, 4);
             plan.prepare(1, 5);
             BitSet seen = new BitSet(RECORDS);
@@ -66,7 +66,7 @@ class EpochPlanTest {
     void quasiRandomReadsWholeShardLocalWindowsInTurn() {
         long[] shards = shards(RECORDS);
         EpochPlan plan = new EpochPlan(RECORDS, shards, options(SampleOrder.QUASI_RANDOM).quasiRandomInterleave(1)
-            .build());
+            .build().sampling());
         plan.prepare(0, 2);
         // Windows: 100 records from each shard start, the last of a shard shorter. Consecutive positions stay in one
         // window until it is used up, so the window changes once per window, and every record of it comes first.
@@ -95,7 +95,7 @@ class EpochPlanTest {
         long[] shards = shards(RECORDS);
         for (int interleave : new int[] {4, 7}) {
             EpochPlan plan = new EpochPlan(RECORDS, shards, options(SampleOrder.QUASI_RANDOM)
-                .quasiRandomInterleave(interleave).build());
+                .quasiRandomInterleave(interleave).build().sampling());
             plan.prepare(1, 3);
             assertEquals(interleave, plan.interleave());
             // A group is `interleave` whole windows: a window new to the group may only come once the group's
@@ -150,7 +150,7 @@ class EpochPlanTest {
                 long total = 0;
                 for (int rank = 0; rank < world; rank++) {
                     EpochPlan plan = new EpochPlan(RECORDS, shards,
-                        options(order).dropLast(dropLast).distributed(rank, world).build());
+                        options(order).dropLast(dropLast).distributed(rank, world).build().sampling());
                     plan.prepare(0, 1);
                     for (long p = 0; p < plan.samplesPerRank(); p++) {
                         int record = plan.recordAt(0, p);
@@ -190,7 +190,7 @@ class EpochPlanTest {
         LoaderOptions options = TestDatasets.small().batchSize(256).order(order).quasiRandomWindow(1024)
             .distributed(3, 8).build();
         long before = HeapCounter.currentThreadAllocatedBytes();
-        EpochPlan plan = new EpochPlan(records, shards, options);
+        EpochPlan plan = new EpochPlan(records, shards, options.sampling());
         plan.prepare(0, 0);
         plan.prepare(1, 1);
         long after = HeapCounter.currentThreadAllocatedBytes();

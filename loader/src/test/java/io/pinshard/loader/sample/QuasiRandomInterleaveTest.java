@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.pinshard.loader.TestDatasets;
-import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.options.SamplingOptions;
 import org.junit.jupiter.api.Test;
 
 /** The automatic interleave: as many windows as fit the working set, up to 16, at least one. */
@@ -32,10 +32,11 @@ class QuasiRandomInterleaveTest {
 
     @Test
     void resolveReplacesOnlyAuto() {
-        LoaderOptions asked = TestDatasets.small().order(SampleOrder.QUASI_RANDOM).quasiRandomInterleave(3).build();
+        SamplingOptions asked = TestDatasets.small().order(SampleOrder.QUASI_RANDOM).quasiRandomInterleave(3).build()
+            .sampling();
         assertSame(asked, QuasiRandomInterleave.resolve(asked, 1_000, 1_000_000));
-        LoaderOptions auto = TestDatasets.small().order(SampleOrder.QUASI_RANDOM).build();
-        assertEquals(LoaderOptions.AUTO_INTERLEAVE, auto.quasiRandomInterleave());
+        SamplingOptions auto = TestDatasets.small().order(SampleOrder.QUASI_RANDOM).build().sampling();
+        assertEquals(SamplingOptions.AUTO_INTERLEAVE, auto.quasiRandomInterleave());
         assertEquals(16, QuasiRandomInterleave.resolve(auto, 1_000, 1_000_000).quasiRandomInterleave());
         assertEquals(16, QuasiRandomInterleave.of(auto), "a plan without a dataset behind it");
     }

@@ -101,7 +101,7 @@ class PersistentWorkersTest {
             }
             // A resume of the next epoch from its third batch (not its first).
             awaitFilled(loader, 3 * perEpoch + 6 * 8);
-            LoaderState state = new LoaderState(4, 2, options.seed(), 1, 0);
+            LoaderState state = new LoaderState(4, 2, options.sampling().seed(), 1, 0);
             try (Epoch epoch = loader.resume(state)) {
                 EpochContents whole = fresh(options, 4);
                 EpochContents tail = EpochContents.of(epoch);
@@ -127,7 +127,7 @@ class PersistentWorkersTest {
     void continuingAfterAResumeAtTheEndOfAnEpochDeliversTheNextEpoch() {
         LoaderOptions options = TestDatasets.small().build();
         try (Loader loader = Loader.open(dataset, options)) {
-            try (Epoch epoch = loader.resume(new LoaderState(2, 8, options.seed(), 1, 0))) {
+            try (Epoch epoch = loader.resume(new LoaderState(2, 8, options.sampling().seed(), 1, 0))) {
                 assertEquals(8, epoch.batchesConsumed());
                 assertTrue(!epoch.hasNext());
             }

@@ -47,7 +47,7 @@ class ReducedJpegTest {
         int reduced = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
              Epoch epoch = loader.epoch(0)) {
-            SampleProcessor boxes = new SampleProcessor(options, dataset);
+            SampleProcessor boxes = SampleProcessor.of(options, dataset);
             RecordView view = new RecordView();
             for (Batch batch : epoch) {
                 try (batch) {

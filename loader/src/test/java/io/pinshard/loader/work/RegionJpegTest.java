@@ -134,7 +134,7 @@ class RegionJpegTest {
         int flips = 0;
         int samples = 0;
         try (Dataset dataset = Dataset.open(dir); Loader loader = Loader.open(dataset, options);
-             Epoch epoch = loader.epoch(1); SampleProcessor boxes = new SampleProcessor(options, dataset);
+             Epoch epoch = loader.epoch(1); SampleProcessor boxes = SampleProcessor.of(options, dataset);
              RegionDecoder whole = new RegionDecoder()) {
             RecordView view = new RecordView();
             for (Batch batch : epoch) {
@@ -142,7 +142,7 @@ class RegionJpegTest {
                     for (int i = 0; i < batch.size(); i++) {
                         int record = (int) batch.sampleId(i);
                         dataset.record(record, view);
-                        CropBox box = boxes.boxFor(view, SplitMix.mix(options.seed(), 1, record));
+                        CropBox box = boxes.boxFor(view, SplitMix.mix(options.sampling().seed(), 1, record));
                         int scale = SampleProcessor.scaleEighths(box, crop, scaled);
                         String where = view.key() + " " + view.height() + "x" + view.width() + "x" + view.channels()
                             + " " + box + " at " + scale + "/8";
