@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -70,6 +71,12 @@ class DocsAcceptanceTest {
 
     @TempDir
     Path temp;
+
+    /** The class-data archive dumps the commands started in the test's home end before the folder is removed. */
+    @AfterEach
+    void endDetachedArchiveDumps() throws InterruptedException {
+        Launcher.endDetachedProcessesUnder(temp);
+    }
 
     @Test
     void everyShellAndPythonBlockRunsOrSaysWhyItCannot() throws Exception {

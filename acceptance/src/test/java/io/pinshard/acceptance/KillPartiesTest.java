@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,6 +24,12 @@ class KillPartiesTest {
 
     @TempDir
     Path temp;
+
+    /** The class-data archive dumps the commands started in the test's home end before the folder is removed. */
+    @AfterEach
+    void endDetachedArchiveDumps() throws InterruptedException {
+        Launcher.endDetachedProcessesUnder(temp);
+    }
 
     @Test
     void nothingIsLeftAfterAnyPartyIsKilled() throws Exception {

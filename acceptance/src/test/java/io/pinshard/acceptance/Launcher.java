@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Starts what a user starts: {@code ./pinshard} of this checkout (already packaged by the reactor, so the launcher
@@ -71,6 +73,41 @@ final class Launcher {
         @Override
         public String toString() {
             return "exit " + status + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        }
+    }
+
+    /**
+     * Ends what a test's commands left running detached with {@code dir} in their command line, and waits until each
+     * has exited, so that JUnit can remove the folder: the launcher and the wheel dump a command's class-data archive
+     * into {@code $HOME/.cache/pinshard/cds} in a detached process at the lowest priority, which on a loaded machine
+     * outlived DocsAcceptanceTest's last block (the temporary folder's removal then failed on the archive's folder).
+     * An archive is a cache: the next start of the command dumps it again.
+     */
+    static void endDetachedProcessesUnder(Path dir) throws InterruptedException {
+        String path = dir.toAbsolutePath().toString();
+        long self = ProcessHandle.current().pid();
+        List<ProcessHandle> left = ProcessHandle.allProcesses()
+            .filter(process -> process.pid() != self)
+            .filter(process -> process.info().commandLine().map(line -> line.contains(path)).orElse(false))
+            .toList();
+        left.forEach(ProcessHandle::destroy);
+        for (ProcessHandle process : left) {
+            try {
+                process.onExit().get(30, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                process.destroyForcibly();
+                awaitExit(process);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static void awaitExit(ProcessHandle process) throws InterruptedException {
+        try {
+            process.onExit().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +26,12 @@ class PythonContextManagerTest {
 
     @TempDir
     Path temp;
+
+    /** The class-data archive dumps the commands started in the test's home end before the folder is removed. */
+    @AfterEach
+    void endDetachedArchiveDumps() throws InterruptedException {
+        Launcher.endDetachedProcessesUnder(temp);
+    }
 
     @ParameterizedTest
     @ValueSource(strings = {"ok", "raise"})

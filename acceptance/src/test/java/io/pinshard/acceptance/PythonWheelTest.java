@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,12 @@ class PythonWheelTest {
 
     @TempDir
     Path temp;
+
+    /** The class-data archive dumps the commands started in the test's home end before the folder is removed. */
+    @AfterEach
+    void endDetachedArchiveDumps() throws InterruptedException {
+        Launcher.endDetachedProcessesUnder(temp);
+    }
 
     @Test
     void aFreshVenvWithOnlyTheWheelConvertsAndTrains() throws Exception {
