@@ -32,19 +32,6 @@ public final class VectorPixelRows extends PixelRows {
     private static final VectorSpecies<Short> SHORTS = WIDE ? ShortVector.SPECIES_256 : ShortVector.SPECIES_128;
     private static final VectorSpecies<Byte> BYTES = WIDE ? ByteVector.SPECIES_128 : ByteVector.SPECIES_64;
     private static final int LANES = FLOATS.length();
-    /*
-     * Vector constants that start each chain of vector calls: C2 knows no exact class for what fromArray,
-     * castShape, convertShape and reinterpretAs* return, nor for the scalar forms' (and(e), add(e)) results, so a call
-     * on one is bound by a type profile, which a compile under load may lack (then the vectors are heap objects).
-     * ZERO.or(v) / ZERO.add(v) give the same lanes with an exact class (see VectorYuv420Rows).
-     */
-    private static final ByteVector ZERO_BYTES = ByteVector.zero(BYTES);
-    private static final IntVector LOW_BYTE = IntVector.broadcast(INTS, 0xFF);
-    private static final IntVector ZERO_INTS = IntVector.zero(INTS);
-    private static final FloatVector ZERO_FLOATS = FloatVector.zero(FLOATS);
-    private static final ShortVector ZERO_SHORTS = ShortVector.zero(SHORTS);
-    private static final ByteVector ZERO_FLOAT_BYTES = ByteVector.zero(WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256);
-    private static final ByteVector ZERO_SHORT_BYTES = ByteVector.zero(WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128);
 
     private static final int SIGN = 0x8000_0000;
     /** float32 bits of the smallest value that is infinite in float16 after rounding: 65520. */
@@ -54,16 +41,6 @@ public final class VectorPixelRows extends PixelRows {
     /** 0.5f: adding it aligns a subnormal float16's bits at the bottom of the float's mantissa, rounded by the FPU. */
     private static final int DENORMAL_MAGIC = ((127 - 15) + (23 - 10) + 1) << 23;
     private static final int HALF_INFINITY = 0x7C00;
-    private static final IntVector ONES = IntVector.broadcast(INTS, 1);
-    private static final IntVector SIGN_BITS = IntVector.broadcast(INTS, SIGN);
-    private static final IntVector MAGNITUDE_BITS = IntVector.broadcast(INTS, ~SIGN);
-    private static final IntVector HALF_OVERFLOW_BITS = IntVector.broadcast(INTS, HALF_OVERFLOW);
-    private static final IntVector HALF_NORMAL_MIN_BITS = IntVector.broadcast(INTS, HALF_NORMAL_MIN);
-    private static final IntVector NORMAL_BIAS = IntVector.broadcast(INTS, ((15 - 127) << 23) + 0xFFF);
-    private static final FloatVector DENORMAL_MAGIC_FLOATS = FloatVector.broadcast(FLOATS, Float.intBitsToFloat(DENORMAL_MAGIC));
-    private static final IntVector MINUS_DENORMAL_MAGIC = IntVector.broadcast(INTS, -DENORMAL_MAGIC);
-    private static final IntVector HALF_INFINITY_BITS = IntVector.broadcast(INTS, HALF_INFINITY);
-    private static final IntVector ROUNDING = IntVector.broadcast(INTS, 0x7FFF);
 
     /** Per value of a row (NHWC order, padded to whole vectors): its channel's scale and shift. */
     private final float[] scale;
@@ -133,42 +110,41 @@ public final class VectorPixelRows extends PixelRows {
 
     /** Bytes {@code k .. k + LANES - 1} of {@code bytes} -> float32, times scale plus shift (one rounding). */
     private static FloatVector toFloats(byte[] bytes, int k, FloatVector scale, FloatVector shift) {
-        IntVector ints = LOW_BYTE.and(ZERO_BYTES.or(ByteVector.fromArray(BYTES, bytes, k)).castShape(INTS, 0));
-        return ZERO_FLOATS.add(ints.castShape(FLOATS, 0)).fma(scale, shift); // + 0: the integers 0..255 unchanged
+        IntVector ints = ((IntVector) ByteVector.fromArray(BYTES, bytes, k).castShape(INTS, 0)).and(0xFF);
+        return ((FloatVector) ints.castShape(FLOATS, 0)).fma(scale, shift);
     }
 
     /** {@code LANES} values to {@link #out} from value position {@code at}, in the element type. */
     private void store(DType type, FloatVector v, int at) {
         if (type == DType.FLOAT32) {
-            ZERO_FLOAT_BYTES.or(v.reinterpretAsBytes()).intoArray(out, at * Float.BYTES);
+            v.reinterpretAsBytes().intoArray(out, at * Float.BYTES);
         } else if (type == DType.BFLOAT16) {
-            IntVector bits = ZERO_INTS.or(v.reinterpretAsInts());
-            IntVector rounded = ZERO_INTS.or(bits.lanewise(VectorOperators.LSHR, 16)).and(ONES).add(bits).add(ROUNDING)
+            IntVector bits = v.reinterpretAsInts();
+            IntVector rounded = bits.add(bits.lanewise(VectorOperators.LSHR, 16).and(1)).add(0x7FFF)
                 .lanewise(VectorOperators.LSHR, 16);
-            ZERO_SHORT_BYTES.or(narrow(ZERO_INTS.or(rounded)).reinterpretAsBytes()).intoArray(out, at * Short.BYTES);
+            narrow(rounded).reinterpretAsBytes().intoArray(out, at * Short.BYTES);
         } else if (type == DType.FLOAT16) {
-            ZERO_SHORT_BYTES.or(narrow(toHalf(ZERO_INTS.or(v.reinterpretAsInts()))).reinterpretAsBytes())
-                .intoArray(out, at * Short.BYTES);
+            narrow(toHalf(v.reinterpretAsInts())).reinterpretAsBytes().intoArray(out, at * Short.BYTES);
         } else {
-            ZERO_BYTES.or(v.convertShape(VectorOperators.F2B, BYTES, 0)).intoArray(out, at);
+            ((ByteVector) v.convertShape(VectorOperators.F2B, BYTES, 0)).intoArray(out, at);
         }
     }
 
     private static ShortVector narrow(IntVector sixteenBits) {
-        return ZERO_SHORTS.or(sixteenBits.convertShape(VectorOperators.I2S, SHORTS, 0));
+        return (ShortVector) sixteenBits.convertShape(VectorOperators.I2S, SHORTS, 0);
     }
 
     /** float32 bits -> float16 bits, nearest even; the values are finite (PixelFormat checks them). */
     private static IntVector toHalf(IntVector bits) {
-        IntVector sign = SIGN_BITS.and(bits);
-        IntVector magnitude = MAGNITUDE_BITS.and(bits);
-        VectorMask<Integer> overflow = magnitude.compare(VectorOperators.GE, HALF_OVERFLOW_BITS);
-        VectorMask<Integer> subnormal = magnitude.compare(VectorOperators.LT, HALF_NORMAL_MIN_BITS);
-        IntVector odd = ZERO_INTS.or(magnitude.lanewise(VectorOperators.LSHR, 13)).and(ONES);
-        IntVector normal = ZERO_INTS.or(magnitude.add(NORMAL_BIAS).add(odd).lanewise(VectorOperators.LSHR, 13));
-        IntVector small = MINUS_DENORMAL_MAGIC.add(DENORMAL_MAGIC_FLOATS.add(magnitude.reinterpretAsFloats())
-            .reinterpretAsInts());
-        IntVector half = normal.blend(small, subnormal).blend(HALF_INFINITY_BITS, overflow);
+        IntVector sign = bits.and(SIGN);
+        IntVector magnitude = bits.and(~SIGN);
+        VectorMask<Integer> overflow = magnitude.compare(VectorOperators.GE, HALF_OVERFLOW);
+        VectorMask<Integer> subnormal = magnitude.compare(VectorOperators.LT, HALF_NORMAL_MIN);
+        IntVector odd = magnitude.lanewise(VectorOperators.LSHR, 13).and(1);
+        IntVector normal = magnitude.add(((15 - 127) << 23) + 0xFFF).add(odd).lanewise(VectorOperators.LSHR, 13);
+        IntVector small = magnitude.reinterpretAsFloats().add(Float.intBitsToFloat(DENORMAL_MAGIC)).reinterpretAsInts()
+            .sub(DENORMAL_MAGIC);
+        IntVector half = normal.blend(small, subnormal).blend(HALF_INFINITY, overflow);
         return half.or(sign.lanewise(VectorOperators.LSHR, 16));
     }
 }
