@@ -47,7 +47,7 @@ COMPARISONS = {
     "prefault": (("touched", {PREFAULT: "1"}), ("fresh", {PREFAULT: "0"})),
     "none": (("as is", {}),),
 }
-STEPS = ("jvm_ms", "dataset_open_ms", "loader_open_ms", "ring_ready_ms", "first_batch_ms", "first_copy_ms")
+STEPS = ("start_ms", "jvm_ms", "dataset_open_ms", "loader_open_ms", "ring_ready_ms", "first_batch_ms", "first_copy_ms")
 
 
 def jvm_arguments(pid: int) -> List[str]:

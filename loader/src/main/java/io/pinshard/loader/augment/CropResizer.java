@@ -58,8 +58,18 @@ public final class CropResizer implements AutoCloseable {
 
     /** @param pixels the format the destination holds (uint8 NHWC: the crop as it is) */
     public CropResizer(int crop, Resampler resampler, boolean sharedDestination, PixelFormat pixels) {
+        this(crop, resampler, sharedDestination, pixels, 0);
+    }
+
+    /**
+     * @param warmUpAfter crops this JVM's loaders make (with the vector kernel's scalar twin) before the kernel's warm-up
+     *                    thread starts: a loader's batch size, so a fresh process's first batch has every core (on two
+     *                    cores the warm-up took a third of them and the first batch of 256 took 1.9 s instead of
+     *                    1.0-1.4 s: docs/benchmarks.md); 0 starts it at once
+     */
+    public CropResizer(int crop, Resampler resampler, boolean sharedDestination, PixelFormat pixels, int warmUpAfter) {
         this.crop = crop;
-        this.kernel = newKernel(resampler, crop, pixels);
+        this.kernel = newKernel(resampler, crop, pixels, warmUpAfter);
         this.rows = kernel != null ? kernel.rows() : new PixelRows(crop, pixels);
         this.shared = sharedDestination || !pixels.isCrop(); // OpenCV writes a private crop, which rows convert
         if (kernel == null) {
@@ -208,13 +218,13 @@ public final class CropResizer implements AutoCloseable {
     }
 
     /** A kernel for {@code crop}-pixel outputs in {@code pixels}, or null when {@code resampler} runs OpenCV. */
-    private static CropKernel newKernel(Resampler resampler, int crop, PixelFormat pixels) {
+    private static CropKernel newKernel(Resampler resampler, int crop, PixelFormat pixels, int warmUpAfter) {
         if (resampler.effective() != Resampler.VECTOR) {
             return null;
         }
         try {
             return (CropKernel) Class.forName(LOADER_KERNEL_CLASS).getDeclaredMethod("forLoader", int.class,
-                PixelFormat.class).invoke(null, crop, pixels);
+                PixelFormat.class, int.class).invoke(null, crop, pixels, warmUpAfter);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("vector kernel failed to start: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {

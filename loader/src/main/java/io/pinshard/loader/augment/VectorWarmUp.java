@@ -4,6 +4,8 @@ import io.pinshard.loader.options.PixelFormat;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.LoggerFactory;
@@ -16,6 +18,11 @@ import org.slf4j.LoggerFactory;
  * slower than the twin), or for at most {@link #MAX_CROPS} crops. Until then {@link WarmingCropKernel} crops with the
  * scalar twin. What the thread allocates (the cold Vector API's boxed vectors, two images) is its own: no worker's
  * heap counter sees it.
+ *
+ * <p>The thread waits (parked, from the first kernel's start) until the workers have made a loader's first batch of
+ * crops with the twin: cropping with the cold Vector API and C2 compiling it take about a core for a second or two, and
+ * on a small machine a fresh {@code pinshard serve}'s first batch waited for them (2 cores, batch 256: 1.9 s with the
+ * warm-up beside it, 1.0-1.4 s after it; docs/benchmarks.md, "first batch").
  */
 final class VectorWarmUp implements Runnable {
     /** System property: {@code false} skips the warm-up (the vector kernel from the first crop, as before). */
@@ -28,11 +35,17 @@ final class VectorWarmUp implements Runnable {
 
     private final int crop;
     private final PixelFormat pixels;
+    /** Scalar crops the workers make before the thread starts cropping. */
+    private final long startAfter;
+    private final AtomicLong scalarCrops = new AtomicLong();
+    private volatile Thread thread;
+    private volatile boolean started;
     private volatile boolean done;
 
-    private VectorWarmUp(int crop, PixelFormat pixels) {
+    private VectorWarmUp(int crop, PixelFormat pixels, long startAfter) {
         this.crop = crop;
         this.pixels = pixels;
+        this.startAfter = startAfter;
     }
 
     /** Whether the warm-up is on in this JVM (the property is not {@code false}). */
@@ -40,16 +53,44 @@ final class VectorWarmUp implements Runnable {
         return !"false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim());
     }
 
-    /** This JVM's warm-up for {@code pixels}, started by the first kernel that asks. */
+    /** This JVM's warm-up for {@code pixels}, started by the first kernel that asks, cropping at once. */
     static VectorWarmUp of(int crop, PixelFormat pixels) {
-        return BY_FORMAT.computeIfAbsent(pixels, format -> {
-            VectorWarmUp warmUp = new VectorWarmUp(crop, format);
-            Thread thread = new Thread(warmUp, "pinshard-vector-warmup");
-            thread.setDaemon(true);
-            KernelWarmUps.started();
-            thread.start();
-            return warmUp;
-        });
+        return of(crop, pixels, 0);
+    }
+
+    /**
+     * This JVM's warm-up for {@code pixels}, started by the first kernel that asks; it crops once the workers have
+     * counted {@code startAfter} crops of their own ({@link #scalarCropped}), at once for 0. Later askers share it as
+     * it is (their own count is ignored).
+     */
+    static VectorWarmUp of(int crop, PixelFormat pixels, long startAfter) {
+        return BY_FORMAT.computeIfAbsent(pixels, format -> start(crop, format, startAfter));
+    }
+
+    /** A warm-up of its own (not this JVM's for the format: tests), its thread started. */
+    static VectorWarmUp start(int crop, PixelFormat pixels, long startAfter) {
+        VectorWarmUp warmUp = new VectorWarmUp(crop, pixels, Math.max(0, startAfter));
+        Thread thread = new Thread(warmUp, "pinshard-vector-warmup");
+        thread.setDaemon(true);
+        warmUp.thread = thread; // before start: run() and scalarCropped() read it
+        KernelWarmUps.started();
+        thread.start();
+        return warmUp;
+    }
+
+    /**
+     * Counts one crop a worker made with the scalar twin; the one that reaches the count the warm-up waits for wakes its
+     * thread. No allocation: the thread exists, parked.
+     */
+    void scalarCropped() {
+        if (!started && scalarCrops.incrementAndGet() == startAfter) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Whether the thread has begun cropping (the workers' count reached, or none asked for). */
+    boolean started() {
+        return started;
     }
 
     /** Whether the vector kernel is compiled (or the warm-up gave up waiting): workers may use it. */
@@ -59,6 +100,10 @@ final class VectorWarmUp implements Runnable {
 
     @Override
     public void run() {
+        while (scalarCrops.get() < startAfter) {
+            LockSupport.park(this);
+        }
+        started = true;
         int side = 2 * crop + 7;
         long step = side * 3L;
         ByteBuffer image = ByteBuffer.allocateDirect(Math.toIntExact(side * step));

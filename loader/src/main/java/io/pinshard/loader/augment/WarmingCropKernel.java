@@ -21,14 +21,20 @@ final class WarmingCropKernel implements CropKernel {
      * module): this warming kernel, or the {@link VectorCropResizer} itself where {@link VectorWarmUp#PROPERTY} is
      * false.
      */
-    public static CropKernel forLoader(int crop, PixelFormat pixels) {
-        return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels) : new VectorCropResizer(crop, pixels);
+    public static CropKernel forLoader(int crop, PixelFormat pixels, int warmUpAfter) {
+        return VectorWarmUp.enabled() ? new WarmingCropKernel(crop, pixels, warmUpAfter)
+            : new VectorCropResizer(crop, pixels);
     }
 
     WarmingCropKernel(int crop, PixelFormat pixels) {
+        this(crop, pixels, 0);
+    }
+
+    /** @param warmUpAfter scalar crops before the warm-up starts ({@link VectorWarmUp#of(int, PixelFormat, long)}) */
+    WarmingCropKernel(int crop, PixelFormat pixels, int warmUpAfter) {
         this.vector = new VectorCropResizer(crop, pixels);
         this.scalar = new ScalarCropResizer(crop, pixels);
-        this.warmUp = VectorWarmUp.of(crop, pixels);
+        this.warmUp = VectorWarmUp.of(crop, pixels, warmUpAfter);
     }
 
     @Override
@@ -36,7 +42,11 @@ final class WarmingCropKernel implements CropKernel {
         if (warmUp.done()) {
             return vector.resizeInto(image, step, box, destination);
         }
-        return vector.accepts(box) && scalar.resizeInto(image, step, box, destination);
+        if (!vector.accepts(box)) {
+            return false;
+        }
+        warmUp.scalarCropped();
+        return scalar.resizeInto(image, step, box, destination);
     }
 
     @Override
@@ -44,7 +54,11 @@ final class WarmingCropKernel implements CropKernel {
         if (warmUp.done()) {
             return vector.resizeInto(image, box, destination);
         }
-        return vector.accepts(box) && scalar.resizeInto(image, box, destination);
+        if (!vector.accepts(box)) {
+            return false;
+        }
+        warmUp.scalarCropped();
+        return scalar.resizeInto(image, box, destination);
     }
 
     @Override

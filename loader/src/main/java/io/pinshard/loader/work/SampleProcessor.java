@@ -64,9 +64,19 @@ public final class SampleProcessor implements AutoCloseable {
      * @param dataset     sizes the scratch from its largest records
      */
     public SampleProcessor(AugmentOptions options, CrcCheck crcCheck, boolean sharedSlots, Dataset dataset) {
+        this(options, crcCheck, sharedSlots, dataset, 0);
+    }
+
+    /**
+     * @param firstBatch the loader's batch size: the vector kernel's warm-up waits for that many crops (its first
+     *                   batch) before it takes a core ({@link CropResizer#CropResizer(int, Resampler, boolean,
+     *                   io.pinshard.loader.options.PixelFormat, int)})
+     */
+    public SampleProcessor(AugmentOptions options, CrcCheck crcCheck, boolean sharedSlots, Dataset dataset,
+                           int firstBatch) {
         this.options = options;
         this.crcCheck = crcCheck;
-        this.resizer = new CropResizer(options.crop(), options.resampler(), sharedSlots, options.pixels());
+        this.resizer = new CropResizer(options.crop(), options.resampler(), sharedSlots, options.pixels(), firstBatch);
         long payload = Math.max(dataset.maxPayloadBytes(Codec.LZ4), dataset.maxPayloadBytes(Codec.JPEG));
         // lz4 decodes whole records into scratch; raw rows are copied there when OpenCV crops them; libjpeg-turbo
         // decodes a jpeg box's region there (RGB: at most the whole image; grey records grow it once).
@@ -97,7 +107,7 @@ public final class SampleProcessor implements AutoCloseable {
     /** The processor a loader with {@code options} gives each worker: its augment group, CRC policy and slot memory. */
     public static SampleProcessor of(LoaderOptions options, Dataset dataset) {
         return new SampleProcessor(options.augment(), options.policy().crcCheck(),
-            options.ring().allocator().sharedWithOtherProcesses(), dataset);
+            options.ring().allocator().sharedWithOtherProcesses(), dataset, options.sampling().batchSize());
     }
 
     /**

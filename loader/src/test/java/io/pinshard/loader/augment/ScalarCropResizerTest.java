@@ -127,6 +127,22 @@ class ScalarCropResizerTest {
         }
     }
 
+    @Test
+    void theWarmUpCropsOnlyOnceTheWorkersHaveMadeTheFirstBatchOfCropsThenFinishes() throws InterruptedException {
+        VectorWarmUp warmUp = VectorWarmUp.start(8, PixelFormat.UINT8_NHWC, 5);
+        for (int crop = 1; crop < 5; crop++) {
+            warmUp.scalarCropped();
+            assertFalse(warmUp.started(), "began after " + crop + " of the 5 crops it waits for");
+        }
+        warmUp.scalarCropped(); // the fifth: wakes the thread, which crops until the kernel is compiled (or gives up)
+        while (!warmUp.done()) {
+            Thread.sleep(10);
+        }
+        assertTrue(warmUp.started());
+        warmUp.scalarCropped(); // counts past the start change nothing
+        assertTrue(warmUp.done());
+    }
+
     /** One comparison of the kernels on {@code box}: whether the vector kernel took it (and so it was compared). */
     private interface BoxCheck {
         boolean taken(VectorCropResizer vector, ScalarCropResizer scalar, CropBox box, Images images);
