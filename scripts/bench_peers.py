@@ -9,7 +9,9 @@ LitData and PyTorch's DataLoader over files, on the same JPEGs, side by side in 
 
 Every loader yields float32 NCHW batches of 256, RandomResizedCrop 224 + horizontal flip, normalised with
 ImageNet's mean/std, from 2 CPU workers (pinshard: 2 server worker threads; the peers: DataLoader(num_workers=2)),
-except the diagnostic pinshard-raw-uint8 row (the ring's own uint8 NHWC views: the cost of the float conversion).
+except the diagnostic pinshard-raw-uint8 row (the ring's own uint8 NHWC views: the cost of the float conversion);
+pinshard-raw-views is pinshard-raw's float32 batches as the ring's own views (copy=False: no copy out of the ring,
+valid until the next batch), where every other row hands out a fresh tensor per batch.
 Each `run` is a fresh process; the parent (this `race`) samples the whole process tree (the loader process, its
 DataLoader workers or its JVM server) every 0.2 s: CPU seconds over the measured window (utime + stime from
 /proc), peak RSS summed over the tree and peak PSS (RSS with shared pages divided between their sharers: the ring
@@ -30,7 +32,7 @@ import threading
 import time
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-LOADERS = ["pinshard-raw", "pinshard-jpeg", "pinshard-yuv420", "pinshard-raw-uint8", "webdataset", "streaming-jpeg", "streaming-raw", "litdata-jpeg",
+LOADERS = ["pinshard-raw", "pinshard-jpeg", "pinshard-yuv420", "pinshard-raw-views", "pinshard-raw-uint8", "webdataset", "streaming-jpeg", "streaming-raw", "litdata-jpeg",
            "litdata-raw", "pytorch-files"]
 PEERS = {"webdataset": ["webdataset/src"], "streaming": ["streaming", "stubs"],
          "litdata": ["litdata/src", "lightning-utilities/src"]}
@@ -202,7 +204,7 @@ def convert(args):
     timed("litdata-jpeg", litdata_chunks(_litdata_jpeg, "4MB"))
     timed("litdata-raw", litdata_chunks(_litdata_raw, "64MB"))
     times["pytorch-files"] = 0.0
-    times["pinshard-raw-uint8"] = times["pinshard-raw"]
+    times["pinshard-raw-uint8"] = times["pinshard-raw-views"] = times["pinshard-raw"]
     print(json.dumps({"conversion_s": times, "images": len(files)}), flush=True)
     return times
 
@@ -242,6 +244,9 @@ def make_loader(name, args):
         if name.endswith("-uint8"):  # a diagnostic row, not the race's output: the ring's own uint8 NHWC views
             ds = PinshardDataset(fmt[:-len("-uint8")], batch_size=batch, crop=224, workers=workers, seed=0,
                                  dtype=torch.uint8, layout="NHWC", copy=False)
+        elif name.endswith("-views"):  # the race's output (float32 NCHW normalised) as the ring's views: no copy
+            ds = PinshardDataset(fmt[:-len("-views")], batch_size=batch, crop=224, workers=workers, seed=0,
+                                 mean=MEAN, std=STD, copy=False)
         else:
             ds = PinshardDataset(fmt, batch_size=batch, crop=224, workers=workers, seed=0, mean=MEAN, std=STD)
 
@@ -480,7 +485,7 @@ def race(args):
 
 
 def table(summary, conversion, loaders):
-    peers = [l for l in loaders if not l.startswith("pinshard") and l in summary]  # pinshard-raw-uint8: no peer
+    peers = [l for l in loaders if not l.startswith("pinshard") and l in summary]  # pinshard's views rows: no peer
     fastest = max(peers, key=lambda l: summary[l]["images_per_s"]) if peers else None
     quickest = min(peers, key=lambda l: summary[l]["first_batch_s"]) if peers else None
     print("| loader | images/s | CPU s / 1,000 images | of which the training process | peak RSS, all processes (MiB) "
@@ -498,7 +503,8 @@ def table(summary, conversion, loaders):
                  " / ".join("%.0f" % v for v in s["per_round"])))
     print()
     for ours, base, what, goal in (("pinshard-yuv420", "pinshard-raw", "raw's", "1.0x, hot page cache"),
-                                   ("pinshard-raw", "pinshard-raw-uint8", "its uint8 views'", "0.8x")):
+                                   ("pinshard-raw", "pinshard-raw-uint8", "its uint8 views'", "0.8x"),
+                                   ("pinshard-raw-views", "pinshard-raw-uint8", "its uint8 views'", "0.8x")):
         if ours in summary and base in summary:  # pinshard against itself: no peer needed
             print("%s: %.2fx %s images/s (goal >= %s)"
                   % (ours, ratio(summary[ours]["images_per_s"], summary[base]["images_per_s"]), what, goal))
@@ -507,11 +513,11 @@ def table(summary, conversion, loaders):
     f = summary[fastest]
     print("fastest peer: %s (%.0f images/s, %.2f CPU s / 1,000 images); quickest first batch: %s (%.2f s)"
           % (fastest, f["images_per_s"], f["cpu_s_per_1000"], quickest, summary[quickest]["first_batch_s"]))
-    for ours, goal in (("pinshard-jpeg", 3), ("pinshard-raw", 10)):
+    for ours, goal in (("pinshard-jpeg", 3), ("pinshard-raw", 6)):  # issue 41's goals
         if ours in summary:
             s = summary[ours]
             print("%s: %.2fx its images/s (goal >= %dx), %.2fx its CPU per image (goal <= 0.5x), %.2fx the quickest "
-                  "first batch (goal <= 0.5x)" % (ours, ratio(s["images_per_s"], f["images_per_s"]), goal,
+                  "first batch (goal <= 1.0x)" % (ours, ratio(s["images_per_s"], f["images_per_s"]), goal,
                                                   ratio(s["cpu_s_per_1000"], f["cpu_s_per_1000"]),
                                                   ratio(s["first_batch_s"], summary[quickest]["first_batch_s"])))
 

@@ -14,11 +14,11 @@ refuses, the tensor is returned as torch.empty made it.
 import ctypes
 import sys
 import threading
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import torch
 
-__all__ = ["empty", "empty_like", "TouchedTensor"]
+__all__ = ["empty", "empty_like", "TouchedTensor", "RecycledTensors"]
 
 _HUGE = 2 << 20  # x86-64 and arm64 (4 KiB base pages) transparent huge page size
 _SMALLEST = 8 << 20  # below this the few pages saved are not worth a system call
@@ -82,3 +82,35 @@ class TouchedTensor:
         if tensor is None or tuple(like.shape) != self._shape or like.dtype != self._dtype:
             return None
         return tensor
+
+
+class RecycledTensors:
+    """Tensors for the batches a loop copies out of the ring, made again from the memory of an earlier batch once
+    nothing references that batch any more: the copy then lands in resident pages, without the kernel's first-touch
+    faults and zeroing of a fresh allocation (a 154 MB batch: 12 ms of CPU to copy into reused memory, 30-53 ms into a
+    fresh tensor, huge pages included; docs/benchmarks.md). A batch the caller still holds, or any view or storage of it,
+    keeps its memory: each tensor given out is made by `torch.from_numpy` over an array kept here, its storage holds a
+    reference to that array, and an array is reused only when this pool's own references are the only ones left.
+    At most `keep` arrays are kept; when all are held, a fresh tensor is made as `empty_like` does (not kept)."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self._keep = keep
+        self._arrays: List[Any] = []  # numpy uint8 arrays, each the memory of one batch
+
+    def empty_like(self, tensor: torch.Tensor) -> torch.Tensor:
+        """A contiguous CPU tensor of `tensor`'s shape and dtype, its values undefined (the caller overwrites them)."""
+        nbytes = tensor.numel() * tensor.element_size()
+        for array in self._arrays:
+            # 3: this list's reference, the loop variable's, getrefcount's argument; a live tensor's storage adds one
+            if array.nbytes == nbytes and sys.getrefcount(array) == 3:
+                return self._tensor(array, tensor)
+        if len(self._arrays) >= self._keep or tensor.device.type != "cpu":
+            return empty_like(tensor)
+        array = empty((nbytes,), torch.uint8, torch.device("cpu")).numpy()
+        self._arrays.append(array)
+        return self._tensor(array, tensor)
+
+    @staticmethod
+    def _tensor(array: Any, like: torch.Tensor) -> torch.Tensor:
+        # bfloat16 has no numpy dtype: the bytes are viewed as the dtype in torch, sharing the one storage
+        return torch.from_numpy(array).view(like.dtype).view(like.shape)

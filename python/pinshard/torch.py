@@ -157,6 +157,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         self._first_batch_ms: Optional[float] = None
         self._first_copy_ms: Optional[float] = None  # the first batch's copy out of the ring (server-written values)
         self._first_buffer: Optional[_pages.TouchedTensor] = None
+        self._copies = _pages.RecycledTensors()  # the later batches' memory, reused once the loop drops a batch
 
     def _trainer_converts(self) -> bool:
         """Whether this process makes the training tensors from uint8 NHWC ring batches (`to_training`), rather than
@@ -246,7 +247,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         if guard is not None:
             guard.close()
         server, self._server = self._server, None
-        self._first_buffer = None
+        self._first_buffer, self._copies = None, _pages.RecycledTensors()  # the batches' memory goes with the loop's
         running, self._running = getattr(self, "_running", None), None
         if running is not None:
             running.close()
@@ -269,6 +270,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
         state = self.__dict__.copy()
         state["_server"] = state["_running"] = None  # a copy (a spawned process) starts its own
         state["_first_buffer"] = None  # a thread's tensor: the copy makes its own
+        state["_copies"] = _pages.RecycledTensors()  # batches' memory: the copy makes its own
         state["_scale_shift"] = None  # CUDA objects: made again where the copy runs
         state["_device_copies"] = DeviceCopies(self.device)
         return state
@@ -356,7 +358,7 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
                     copied = time.monotonic() if started is not None else None
                     first, self._first_buffer = self._first_buffer, None
                     target = first.take(batch.images) if first is not None else None
-                    images = (_pages.empty_like(batch.images) if target is None else target).copy_(batch.images)
+                    images = (self._copies.empty_like(batch.images) if target is None else target).copy_(batch.images)
                     if copied is not None:
                         self._first_copy_ms = (time.monotonic() - copied) * 1000.0
                     labels = batch.labels.long()
