@@ -43,7 +43,8 @@ class PinshardDataset(EpochPosition, torch.utils.data.IterableDataset[Union[Trai
     `len()`), stopped by `close()` or when this process ends (the server watches its owner pid).
 
     Yields `(images, labels)`: images `dtype` in `layout`, normalised when float (see `to_training`), labels int64,
-    both new tensors on `device` that stay valid (the ring slot goes back to the server at once). On the CPU the
+    both tensors of their own on `device` that stay valid (the ring slot goes back to the server at once; on the CPU
+    a batch's memory serves a later batch once nothing references it: `_pages.RecycledTensors`). On the CPU the
     server writes the finished values (`pinshard serve --dtype/--layout/--mean/--std`: its crop kernel converts each
     row as it writes it), so this process only copies them out of the ring; `copy=False` yields the ring's own
     zero-copy views instead, valid until the next batch. float64, and device="cuda" (uint8 crosses PCIe, the GPU
