@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python client's tests (python/tests) under pytest, against this checkout's ./pinshard: the test step after
 # `mvn verify` (.ci/run runs it with --junitxml, so a failure names its test). Writes the two small datasets the
-# tests serve with serve's ServeTestData, on the class path serve's build wrote (scripts/module-classpath.sh: no
+# tests serve with fixtures' ServeTestData, on the class path serve's build wrote (scripts/module-classpath.sh: no
 # Maven after `mvn verify`), then runs pytest with PINSHARD_COMMAND, PINSHARD_TEST_DATASET, PINSHARD_TEST_RECORDS
 # and PINSHARD_TEST_FIELDS_DATASET set, leaving no pytest cache or Hypothesis database in the checkout. Arguments go
 # to pytest (e.g. --junitxml FILE, -k NAME, -x).
@@ -31,7 +31,7 @@ trap 'rm -rf -- "$data"' EXIT
 classpath="$("$root/scripts/module-classpath.sh" --tests serve)"
 jvm_flags="$("$root/scripts/jvm-flags.sh" java)"  # fails the script when the pom lacks them
 read -r -a flags <<< "$jvm_flags"
-java "${flags[@]}" -cp "$classpath" io.pinshard.serve.ServeTestData "$data" "$records"
+java "${flags[@]}" -cp "$classpath" io.pinshard.fixtures.ServeTestData "$data" "$records"
 cd "$root"
 PINSHARD_COMMAND="[\"$root/pinshard\"]" PINSHARD_TEST_DATASET="$data/data" PINSHARD_TEST_RECORDS="$records" \
   PINSHARD_TEST_FIELDS_DATASET="$data/fields" \

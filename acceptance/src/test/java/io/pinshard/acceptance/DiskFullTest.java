@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.s3.transfer.TestDatasets;
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.testkit.S3TestServer;
 import io.pinshard.testkit.S3rverTestServer;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.pinshard.acceptance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.serve.ServeTestData;
+import io.pinshard.fixtures.ServeTestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.s3.transfer.TestDatasets;
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.testkit.S3TestServer;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

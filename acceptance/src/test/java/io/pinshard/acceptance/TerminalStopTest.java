@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.s3.transfer.TestDatasets;
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.testkit.HeldBlobStore;
 import io.pinshard.testkit.S3TestServer;
 import java.nio.file.Files;

@@ -186,9 +186,9 @@ class ConvertFieldsTest {
         Path reference = tmp.resolve("reference");
         assertEquals(0, convert(tar, reference, options).exitCode());
         Path killed = tmp.resolve("killed");
-        List<String> flags = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.pinshardFlags());
+        List<String> flags = new java.util.ArrayList<>(io.pinshard.fixtures.ChildJvm.pinshardFlags());
         flags.add("-Dpinshard.convert.testHaltAfterCommits=7");
-        List<String> command = new java.util.ArrayList<>(io.pinshard.reader.ChildJvm.command(flags, PinshardCommand.class,
+        List<String> command = new java.util.ArrayList<>(io.pinshard.fixtures.ChildJvm.command(flags, PinshardCommand.class,
             "convert", tar.toString(), "-o", killed.toString(), "--shorter-side", "16", "--progress", "none",
             "--workers", "2"));
         command.addAll(List.of(options));

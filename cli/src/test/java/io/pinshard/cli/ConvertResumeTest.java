@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.ChildJvm;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.DatasetWriteLock;
-import io.pinshard.reader.ChildJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.ChildJvm;
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
-import io.pinshard.reader.ChildJvm;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3TestSettings;
-import io.pinshard.s3.transfer.TestDatasets;
 import io.pinshard.testkit.S3ServerExtension;
 import io.pinshard.testkit.S3TestServer;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.pinshard.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.format.generated.GeneratedFile;
+import io.pinshard.testkit.GeneratedFile;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

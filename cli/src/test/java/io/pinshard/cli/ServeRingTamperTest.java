@@ -3,8 +3,8 @@ package io.pinshard.cli;
 import static io.pinshard.serve.RingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pinshard.reader.ChildJvm;
-import io.pinshard.serve.ServeTestData;
+import io.pinshard.fixtures.ChildJvm;
+import io.pinshard.fixtures.ServeTestData;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

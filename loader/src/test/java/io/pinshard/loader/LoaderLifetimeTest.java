@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.PoisoningAllocator;
 import io.pinshard.format.Codec;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.LoaderState;

@@ -3,9 +3,9 @@ package io.pinshard.loader;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.ChildJvm;
 import io.pinshard.format.Codec;
 import io.pinshard.format.Json;
-import io.pinshard.reader.ChildJvm;
 import io.pinshard.writer.DatasetWriter;
 import io.pinshard.writer.DatasetWriterOptions;
 import java.io.BufferedReader;

@@ -3,6 +3,7 @@ package io.pinshard.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.format.Json;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
@@ -12,7 +13,6 @@ import io.pinshard.s3.transfer.PullOptions;
 import io.pinshard.s3.transfer.PullResult;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
-import io.pinshard.s3.transfer.TestDatasets;
 import io.pinshard.s3.transfer.TransferProgress;
 import io.pinshard.testkit.S3ServerExtension;
 import java.io.IOException;

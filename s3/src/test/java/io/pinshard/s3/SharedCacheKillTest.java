@@ -3,9 +3,9 @@ package io.pinshard.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.ChildJvm;
 import io.pinshard.format.Crc32c;
 import io.pinshard.format.DatasetManifest;
-import io.pinshard.reader.ChildJvm;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.reader.RecordView;

@@ -1,6 +1,6 @@
 package io.pinshard.serve;
 
-import io.pinshard.format.generated.GeneratedFile;
+import io.pinshard.testkit.GeneratedFile;
 import org.junit.jupiter.api.Test;
 
 /** The committed python/pinshard/_layout.py is exactly what {@link RingLayoutPython} generates from RingDescriptor. */

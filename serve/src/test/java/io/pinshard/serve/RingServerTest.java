@@ -3,6 +3,7 @@ package io.pinshard.serve;
 import static io.pinshard.serve.RingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.pinshard.fixtures.ServeTestData;
 import io.pinshard.memory.HeapCounter;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.options.LoaderOptions;

@@ -1,8 +1,8 @@
 package io.pinshard.torch;
 
+import io.pinshard.fixtures.PoisoningAllocator;
 import io.pinshard.reader.Dataset;
 import io.pinshard.loader.Loader;
-import io.pinshard.loader.PoisoningAllocator;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.bytedeco.pytorch.Tensor;

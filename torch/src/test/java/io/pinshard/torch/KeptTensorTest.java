@@ -3,7 +3,7 @@ package io.pinshard.torch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pinshard.reader.ChildJvm;
+import io.pinshard.fixtures.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.pinshard.cuda.augment;
 
-import io.pinshard.format.generated.GeneratedFile;
+import io.pinshard.testkit.GeneratedFile;
 import org.junit.jupiter.api.Test;
 
 /** The committed python/tests/jitter_vectors.json is exactly what {@link JitterVectors} generates from JitterParams. */

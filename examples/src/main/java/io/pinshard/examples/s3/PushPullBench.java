@@ -1,5 +1,6 @@
 package io.pinshard.examples.s3;
 
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.format.Json;
 import io.pinshard.reader.DatasetVerifier;
 import io.pinshard.s3.S3Clients;
@@ -11,7 +12,6 @@ import io.pinshard.s3.transfer.PullOptions;
 import io.pinshard.s3.transfer.PullResult;
 import io.pinshard.s3.transfer.PushOptions;
 import io.pinshard.s3.transfer.PushResult;
-import io.pinshard.s3.transfer.TestDatasets;
 import io.pinshard.s3.transfer.TransferProgress;
 import io.pinshard.testkit.S3TestServer;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pinshard.reader.ChildJvm;
+import io.pinshard.fixtures.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.fixtures.ChildJvm;
 import io.pinshard.format.Codec;
 import io.pinshard.jpeg.JpegEncoder;
 import io.pinshard.jpeg.RegionDecoder;
@@ -29,7 +30,6 @@ import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.ring.Batch;
 import io.pinshard.loader.sample.SplitMix;
 import io.pinshard.memory.AddressPointer;
-import io.pinshard.reader.ChildJvm;
 import io.pinshard.reader.Dataset;
 import io.pinshard.reader.RecordView;
 import io.pinshard.writer.DatasetWriter;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.s3.S3Clients;
 import io.pinshard.s3.S3Location;

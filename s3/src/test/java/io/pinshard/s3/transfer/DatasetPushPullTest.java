@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pinshard.fixtures.TestDatasets;
 import io.pinshard.format.DatasetManifest;
 import io.pinshard.format.Json;
 import io.pinshard.reader.DatasetVerifier;

@@ -23,7 +23,8 @@ import org.w3c.dom.NodeList;
  * The module arrows follow the data path: format-spec at the bottom, with testkit (the tests' shared support, nothing
  * of ours, only ever a test dependency) beside it; memory (the batch-memory API), datawait (data-wait monitoring), jpeg (the
  * libjpeg-turbo binding) and baseline (the naive loader people are measured against) beside it; writer and reader
- * on top of those; loader (the training data loader) on the reader; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
+ * on top of those; fixtures (the test fixtures the modules' tests share, on the writer: a test dependency, like the
+ * testkit) above them, so the writer's and reader's own tests cannot take it; loader (the training data loader) on the reader; cuda-bridge and serve (the shared-memory ring for other processes) on the reader; torch (the
  * libtorch adapter) on the reader and cuda-bridge; spark (the Spark data source) on writer and reader, nothing on it; the tools, cli, jmh and examples (training examples, stream benchmarks), on everything and nothing on them but acceptance (the user-path tests), above all. Read
  * from the poms themselves, so a new module or dependency has to take its place here.
  */
@@ -38,6 +39,7 @@ class ModuleArrowsTest {
         Map.entry("baseline", 1),
         Map.entry("writer", 2),
         Map.entry("reader", 2),
+        Map.entry("fixtures", 3),
         Map.entry("loader", 3),
         Map.entry("parquet", 3),
         Map.entry("cuda-bridge", 4),
@@ -147,19 +149,23 @@ class ModuleArrowsTest {
         assertTrue(arrows.contains(new Arrow("jmh", "baseline", "compile")), "arrows read: " + arrows);
     }
 
+    /** Test support: the testkit (nothing of ours) and the fixtures (the writer's datasets, child JVMs). */
+    static final List<String> TEST_SUPPORT = List.of("testkit", "fixtures");
+
     @Test
-    void theTestkitIsOnlyEverATestDependency() throws Exception {
+    void theTestSupportIsOnlyEverATestDependency() throws Exception {
         List<String> wrong = new ArrayList<>();
         for (Arrow arrow : arrows()) {
             boolean tool = LEVEL.get(arrow.from()) >= LEVEL.get("cli"); // examples' benchmarks start its S3 server
-            if (arrow.to().equals("testkit") && !"test".equals(arrow.scope()) && !tool
+            if (TEST_SUPPORT.contains(arrow.to()) && !"test".equals(arrow.scope()) && !tool
                 || arrow.from().equals("testkit")) {
                 wrong.add(arrow.toString());
             }
         }
-        assertEquals(List.of(), wrong, "the testkit is test support (for the libraries' tests, the tools' benchmarks), "
-            + "and needs nothing of ours");
+        assertEquals(List.of(), wrong, "the testkit and the fixtures are test support (for the libraries' tests, the "
+            + "tools' benchmarks), and the testkit needs nothing of ours");
         assertTrue(arrows().contains(new Arrow("s3", "testkit", "test")));
+        assertTrue(arrows().contains(new Arrow("loader", "fixtures", "test")));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.pinshard.format.generated;
+package io.pinshard.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +15,9 @@ import org.opentest4j.AssertionFailedError;
 class GeneratedFileTest {
     private static final String PROPERTY = "pinshard.test.regenerateSample";
 
+    /** The surefire run's pinshard.repo, which testkit's architecture tests read: put back after each test. */
+    private static final String REPO = System.getProperty("pinshard.repo");
+
     @TempDir
     Path repo;
 
@@ -25,7 +28,11 @@ class GeneratedFileTest {
 
     @AfterEach
     void clear() {
-        System.clearProperty("pinshard.repo");
+        if (REPO == null) {
+            System.clearProperty("pinshard.repo");
+        } else {
+            System.setProperty("pinshard.repo", REPO);
+        }
         System.clearProperty(PROPERTY);
     }
 

@@ -1,4 +1,4 @@
-package io.pinshard.format.generated;
+package io.pinshard.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * A committed file that Java code generates for another side (Python's ring layout and serve options, the jitter's
  * test vectors): its test asserts the committed bytes are what the generator writes now, and rewrites the file when
  * run with {@code -D<property>=true}, the command its failure prints. One home for that check (it was written out in
- * three modules' tests); format-spec's test-jar carries it.
+ * three modules' tests); the testkit carries it, as it needs nothing of pinshard's.
  *
  * @param repoPath  the file, relative to the repository root (the {@code pinshard.repo} property, else {@code ..}:
  *                  a module's folder)
