@@ -78,6 +78,9 @@ public final class VectorPixelRows extends PixelRows {
     /** Per value of a row (NHWC order, padded to whole vectors): its channel's scale and shift. */
     private final float[] scale;
     private final float[] shift;
+    /** NCHW: per place in {@link #channels}, its channel's scale and shift. */
+    private final float[] planeScale;
+    private final float[] planeShift;
     /** NCHW: the row's three channels, each a row of its own, {@link #planeRow} apart. */
     private final byte[] channels;
     private final int padded;
@@ -92,6 +95,13 @@ public final class VectorPixelRows extends PixelRows {
             shift[k] = format.shift(k % CHANNELS);
         }
         this.channels = new byte[CHANNELS * planeRow + LANES];
+        this.planeScale = new float[CHANNELS * planeRow + LANES];
+        this.planeShift = new float[CHANNELS * planeRow + LANES];
+        for (int k = 0; k < planeScale.length; k++) {
+            int c = Math.min(k / planeRow, CHANNELS - 1);
+            planeScale[k] = format.scale(c);
+            planeShift[k] = format.shift(c);
+        }
     }
 
     @Override
@@ -108,16 +118,9 @@ public final class VectorPixelRows extends PixelRows {
         copyOut(y, image);
     }
 
-    /**
-     * NHWC: the row's values in place, each with its channel's scale and shift. (Each layout has a method of its own:
-     * one method with both loops grew past what C2 inlines, and its vectors became heap objects, 20 times slower.)
-     */
+    /** NHWC: the row's values in place, each with its channel's scale and shift. */
     private void interleaved(byte[] row) {
-        DType type = format.dtype();
-        for (int k = 0; k < padded; k += LANES) {
-            store(type, toFloats(row, k, FloatVector.fromArray(FLOATS, scale, k), FloatVector.fromArray(FLOATS, shift, k)),
-                k);
-        }
+        convert(row, 0, padded, scale, shift);
     }
 
     /** NCHW: the row split into its channels' rows, each converted to its plane's row in {@link #out}. */
@@ -134,38 +137,57 @@ public final class VectorPixelRows extends PixelRows {
             return;
         }
         for (int c = 0; c < CHANNELS; c++) {
-            plane(c * planeRow, scale[c], shift[c]); // scale[c]: channel c's, as the row's value c
+            convert(channels, c * planeRow, c * planeRow + crop, planeScale, planeShift);
         }
     }
 
-    private void plane(int at, float channelScale, float channelShift) {
+    /**
+     * Values {@code [from, to)} of {@code bytes} (rounded up to whole vectors) to the same places in {@link #out}, by
+     * the scales and shifts at those places. One method per element type, each a compilation of its own (the root
+     * pom's {@code dontinline ...VectorPixelRows::row*}; arrays in and out, no vector crosses a call): one method with
+     * every type's code passed C2's inlining budget once a second type had run in the JVM (float16 after float32 and
+     * bfloat16: 358 MB per 20 images without type profiles), and its later vector calls were left virtual.
+     */
+    private void convert(byte[] bytes, int from, int to, float[] times, float[] plus) {
         DType type = format.dtype();
-        FloatVector times = FloatVector.broadcast(FLOATS, channelScale);
-        FloatVector plus = FloatVector.broadcast(FLOATS, channelShift);
-        for (int p = 0; p < crop; p += LANES) {
-            store(type, toFloats(channels, at + p, times, plus), at + p);
+        if (type == DType.FLOAT32) {
+            rowFloat32(bytes, from, to, times, plus);
+        } else if (type == DType.BFLOAT16) {
+            rowBfloat16(bytes, from, to, times, plus);
+        } else {
+            rowFloat16(bytes, from, to, times, plus);
+        }
+    }
+
+    private void rowFloat32(byte[] bytes, int from, int to, float[] times, float[] plus) {
+        for (int k = from; k < to; k += LANES) {
+            FLOAT_BYTES_CLASS.cast(toFloats(bytes, k, times, plus).reinterpretAsBytes()).intoArray(out, k * Float.BYTES);
+        }
+    }
+
+    /** bfloat16: the top 16 bits, rounded to nearest even. */
+    private void rowBfloat16(byte[] bytes, int from, int to, float[] times, float[] plus) {
+        for (int k = from; k < to; k += LANES) {
+            IntVector bits = INTS_CLASS.cast(toFloats(bytes, k, times, plus).reinterpretAsInts());
+            IntVector rounded = bits.add(INTS_CLASS.cast(bits.lanewise(VectorOperators.LSHR, 16)).and(ONES))
+                .add(BFLOAT16_ROUNDING);
+            narrow(INTS_CLASS.cast(rounded.lanewise(VectorOperators.LSHR, 16))).intoArray(out, k * Short.BYTES);
+        }
+    }
+
+    private void rowFloat16(byte[] bytes, int from, int to, float[] times, float[] plus) {
+        for (int k = from; k < to; k += LANES) {
+            IntVector bits = INTS_CLASS.cast(toFloats(bytes, k, times, plus).reinterpretAsInts());
+            narrow(toHalf(bits)).intoArray(out, k * Short.BYTES);
         }
     }
 
     /** Bytes {@code k .. k + LANES - 1} of {@code bytes} -> float32, times scale plus shift (one rounding). */
-    private static FloatVector toFloats(byte[] bytes, int k, FloatVector scale, FloatVector shift) {
+    private static FloatVector toFloats(byte[] bytes, int k, float[] times, float[] plus) {
         IntVector ints = INTS_CLASS.cast(BYTES_CLASS.cast(ByteVector.fromArray(BYTES, bytes, k)).castShape(INTS, 0))
             .and(LOW_BYTE);
-        return FLOATS_CLASS.cast(ints.castShape(FLOATS, 0)).fma(scale, shift);
-    }
-
-    /** {@code LANES} values to {@link #out} from value position {@code at}, in the element type. */
-    private void store(DType type, FloatVector v, int at) {
-        if (type == DType.FLOAT32) {
-            FLOAT_BYTES_CLASS.cast(v.reinterpretAsBytes()).intoArray(out, at * Float.BYTES);
-        } else if (type == DType.BFLOAT16) {
-            IntVector bits = INTS_CLASS.cast(v.reinterpretAsInts());
-            IntVector rounded = bits.add(INTS_CLASS.cast(bits.lanewise(VectorOperators.LSHR, 16)).and(ONES))
-                .add(BFLOAT16_ROUNDING);
-            narrow(INTS_CLASS.cast(rounded.lanewise(VectorOperators.LSHR, 16))).intoArray(out, at * Short.BYTES);
-        } else { // FLOAT16 (uint8 rows never get here: planes and writeRow copy them)
-            narrow(toHalf(INTS_CLASS.cast(v.reinterpretAsInts()))).intoArray(out, at * Short.BYTES);
-        }
+        return FLOATS_CLASS.cast(ints.castShape(FLOATS, 0))
+            .fma(FloatVector.fromArray(FLOATS, times, k), FloatVector.fromArray(FLOATS, plus, k));
     }
 
     /** The low 16 bits of each int lane, as the bytes of 16-bit lanes. */
