@@ -161,7 +161,8 @@ public final class VectorPixelRows extends PixelRows {
 
     private void rowFloat32(byte[] bytes, int from, int to, float[] times, float[] plus) {
         for (int k = from; k < to; k += LANES) {
-            FLOAT_BYTES_CLASS.cast(toFloats(bytes, k, times, plus).reinterpretAsBytes()).intoArray(out, k * Float.BYTES);
+            FLOAT_BYTES_CLASS.cast(toFloats(bytes, k, times, plus).reinterpretAsBytes())
+                .intoArray(out, k * Float.BYTES);
         }
     }
 
