@@ -32,8 +32,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * BT.601 on vectors, the bytes of {@link io.pinshard.format.Bt601}) into the row buffer it would otherwise have copied
  * into, so its crop is exactly the crop of the RGB the record decodes to, and no RGB image is made.
  *
- * <p>Everything is allocated in the constructor; a call allocates nothing. Only loaded when the
- * {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
+ * <p>Everything is allocated in the constructor; a call allocates nothing, with or without C2's type profiles: every
+ * vector a method is called on has a class C2 knows exactly when it parses the kernel (a constant, a concrete vector
+ * class's own result, or a {@code Class.cast} to the species' class; see {@link #WINDOW_CLASS}), so no vector call
+ * waits for a profile that a compile under load may lack (the loader pom's no-type-profiles runs keep it so). Only
+ * loaded when the {@code jdk.incubator.vector} module is present (see {@link io.pinshard.loader.options.Resampler}).
  */
 public final class VectorCropResizer implements CropKernel {
     /** 512-bit vectors where the CPU has them (AVX-512: half the instructions per row), else 256. */
@@ -51,6 +54,27 @@ public final class VectorCropResizer implements CropKernel {
     private static final short LOW_BYTE = 0xFF;
     /** The upper half of a pair vector's lanes (16..31 on 256 bits): the second half-block's (left, right) pairs. */
     private static final VectorMask<Byte> UPPER_HALF = VectorMask.fromLong(WINDOW, -1L << (WINDOW_BYTES / 2));
+    /*
+     * Every vector a call is made on has an exact class when C2 parses the kernel, as in VectorYuv420Rows (whose
+     * Javadoc says which Vector API results C2 knows exactly): what fromArray, reinterpretAs*, convertShape and the
+     * scalar forms (and(e), lanewise(LSHR, n), ...) return has none, so a call on it would be bound by a type profile,
+     * and where that is missing or polluted the call stays virtual and its vectors are heap objects (246 MB per 20
+     * crops with -XX:-UseTypeProfile). Class.cast to the species' vector class (an intrinsic: no bytecode to inline, no
+     * instruction once C2 sees the class) gives such a value its exact class; a vector constant's is exact already.
+     * Not ZERO.or(v): each such call inlines a whole lanewise template, and with them the kernel passed C2's inlining
+     * budget (DesiredMethodLimit) in its second weigh, whose calls were then left virtual again.
+     */
+    private static final Class<ByteVector> WINDOW_CLASS = vectorClass(WINDOW);
+    private static final Class<ByteVector> HALF_CLASS = vectorClass(HALF);
+    private static final Class<ShortVector> LANES_CLASS = vectorClass(LANES);
+    private static final ShortVector LOW_BYTES = ShortVector.broadcast(LANES, LOW_BYTE);
+    private static final ShortVector ROUNDING = ShortVector.broadcast(LANES, ROUND);
+
+    /** The class of {@code species}' vectors, typed for Class.cast. */
+    @SuppressWarnings("unchecked")
+    static <V> Class<V> vectorClass(VectorSpecies<?> species) {
+        return (Class<V>) species.vectorType();
+    }
 
     private final int crop;
     private final int values;
@@ -216,11 +240,11 @@ public final class VectorCropResizer implements CropKernel {
     private void resizeRows(byte[] into, byte[] nextInto) {
         for (int b = 0; b < blocks; b++) {
             int lanes = b * WINDOW_BYTES;
-            ByteVector permutation = ByteVector.fromArray(WINDOW, pairLanes, lanes);
+            ByteVector permutation = WINDOW_CLASS.cast(ByteVector.fromArray(WINDOW, pairLanes, lanes));
             ByteVector pairs = permutation.selectFrom(ByteVector.fromArray(WINDOW, sourceRow, window[b]));
             ByteVector nextPairs = permutation.selectFrom(ByteVector.fromArray(WINDOW, nextSourceRow, window[b]));
             if (secondWindow[b] >= 0) {
-                ByteVector second = ByteVector.fromArray(WINDOW, secondPairLanes, lanes);
+                ByteVector second = WINDOW_CLASS.cast(ByteVector.fromArray(WINDOW, secondPairLanes, lanes));
                 pairs = pairs.blend(second.selectFrom(ByteVector.fromArray(WINDOW, sourceRow, secondWindow[b])),
                     UPPER_HALF);
                 nextPairs = nextPairs.blend(second.selectFrom(ByteVector.fromArray(WINDOW, nextSourceRow,
@@ -229,6 +253,7 @@ public final class VectorCropResizer implements CropKernel {
             int k = b * STEP;
             ShortVector left = ShortVector.fromArray(LANES, leftWeight, k);
             ShortVector right = ShortVector.fromArray(LANES, rightWeight, k);
+            // pairs is a phi of the two paths, which C2 types as a ByteVector: weigh starts from a constant again
             weigh(pairs, left, right).intoArray(into, k);
             weigh(nextPairs, left, right).intoArray(nextInto, k);
         }
@@ -240,10 +265,12 @@ public final class VectorCropResizer implements CropKernel {
      * called as a compiled method of its own, its vectors are heap objects (67 KB per batch at crop 32, 512-bit).
      */
     private static ByteVector weigh(ByteVector pairs, ShortVector left, ShortVector right) {
-        ShortVector pair = pairs.reinterpretAsShorts(); // little-endian lanes: each short is left | right << 8
-        ShortVector weighted = pair.and(LOW_BYTE).mul(left).add(pair.lanewise(VectorOperators.LSHR, 8).mul(right))
-            .add(ROUND).lanewise(VectorOperators.LSHR, WEIGHT_BITS);
-        return (ByteVector) weighted.convertShape(VectorOperators.S2B, HALF, 0);
+        // little-endian lanes: each short is left | right << 8
+        ShortVector pair = LANES_CLASS.cast(WINDOW_CLASS.cast(pairs).reinterpretAsShorts());
+        ShortVector weighted = LOW_BYTES.and(pair).mul(left)
+            .add(LANES_CLASS.cast(pair.lanewise(VectorOperators.LSHR, 8)).mul(right)).add(ROUNDING);
+        weighted = LANES_CLASS.cast(weighted.lanewise(VectorOperators.LSHR, WEIGHT_BITS));
+        return HALF_CLASS.cast(weighted.convertShape(VectorOperators.S2B, HALF, 0));
     }
 
     /**
@@ -251,17 +278,22 @@ public final class VectorCropResizer implements CropKernel {
      * high halves of 16-bit lanes, and the two 8-bit results are put back in place with one shift and or.
      */
     private void blendRows(byte[] upper, byte[] lower, short upperWeight, short lowerWeight) {
+        ShortVector upperWeights = ShortVector.broadcast(LANES, upperWeight);
+        ShortVector lowerWeights = ShortVector.broadcast(LANES, lowerWeight);
         for (int k = 0; k < rowBytes; k += WINDOW_BYTES) {
-            ShortVector a = ByteVector.fromArray(WINDOW, upper, k).reinterpretAsShorts();
-            ShortVector b = ByteVector.fromArray(WINDOW, lower, k).reinterpretAsShorts();
-            ShortVector even = a.and(LOW_BYTE).mul(upperWeight).add(b.and(LOW_BYTE).mul(lowerWeight))
-                .add(ROUND)
-                .lanewise(VectorOperators.LSHR, WEIGHT_BITS);
-            ShortVector odd = a.lanewise(VectorOperators.LSHR, 8).mul(upperWeight)
-                .add(b.lanewise(VectorOperators.LSHR, 8).mul(lowerWeight))
-                .add(ROUND)
-                .lanewise(VectorOperators.LSHR, WEIGHT_BITS);
-            even.or(odd.lanewise(VectorOperators.LSHL, 8)).reinterpretAsBytes().intoArray(outputRow, k);
+            ShortVector a = LANES_CLASS.cast(WINDOW_CLASS.cast(ByteVector.fromArray(WINDOW, upper, k))
+                .reinterpretAsShorts());
+            ShortVector b = LANES_CLASS.cast(WINDOW_CLASS.cast(ByteVector.fromArray(WINDOW, lower, k))
+                .reinterpretAsShorts());
+            ShortVector even = LOW_BYTES.and(a).mul(upperWeights).add(LOW_BYTES.and(b).mul(lowerWeights))
+                .add(ROUNDING);
+            even = LANES_CLASS.cast(even.lanewise(VectorOperators.LSHR, WEIGHT_BITS));
+            ShortVector odd = LANES_CLASS.cast(a.lanewise(VectorOperators.LSHR, 8)).mul(upperWeights)
+                .add(LANES_CLASS.cast(b.lanewise(VectorOperators.LSHR, 8)).mul(lowerWeights))
+                .add(ROUNDING);
+            odd = LANES_CLASS.cast(odd.lanewise(VectorOperators.LSHR, WEIGHT_BITS));
+            WINDOW_CLASS.cast(even.or(LANES_CLASS.cast(odd.lanewise(VectorOperators.LSHL, 8))).reinterpretAsBytes())
+                .intoArray(outputRow, k);
         }
     }
 

@@ -213,7 +213,11 @@ final class VectorYuv420Rows {
         }
     }
 
-    /** Chroma row {@code chromaRow}'s terms, split into positive and negative parts, interleaved R, G, B. */
+    /**
+     * Chroma row {@code chromaRow}'s terms, split into positive and negative parts, interleaved R, G, B. A compilation
+     * of its own (the root pom's {@code dontinline}): inlined into {@link #rgbRow} the two pass C2's inlining budget and
+     * their vectors are boxed.
+     */
     private void terms(int chromaRow, byte[] plus, byte[] minus) {
         image.chromaRow(chromaRow, x >> 1, samples, cb, cr);
         for (int j = 0; j < samples; j += SAMPLES) {
