@@ -247,6 +247,14 @@ public final class Dataset implements AutoCloseable {
         return shards.evict(index);
     }
 
+    /**
+     * Sets (null: clears) what a streamed dataset tells around each mapping of a shard not mapped yet ({@link
+     * MapListener}); one listener at a time. False when the dataset does not tell one (local shards).
+     */
+    public boolean mapListener(MapListener listener) {
+        return shards.listener(listener);
+    }
+
     /** Global number of the first record of shard {@code index}. */
     public long firstRecordOf(int index) {
         return firstRecord[index];

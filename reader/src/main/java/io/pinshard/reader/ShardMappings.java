@@ -34,6 +34,11 @@ interface ShardMappings {
     /** With a bound, the most shards mapped at once so far (else 0). */
     int mappedPeak();
 
+    /** See {@link Dataset#mapListener}: false when these mappings do not tell one (not streamed). */
+    default boolean listener(MapListener listener) {
+        return false;
+    }
+
     /** Every mapping, emptied out of this (entries may be null), for the dataset's close to unmap. */
     MappedShard[] takeAll();
 

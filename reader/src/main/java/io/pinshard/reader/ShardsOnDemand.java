@@ -29,6 +29,8 @@ final class ShardsOnDemand implements ShardMappings {
     private final Object[] shardLocks;
     private final ReadGuard guard;
     private final LargestSizes sizes;
+    /** Told around each mapping of a streamed shard (the prefetcher's room-making), or null. */
+    private volatile MapListener listener;
 
     ShardsOnDemand(ShardSource source, MappingBound bound, boolean checkIndexCrc, ReadGuard guard, LargestSizes sizes) {
         this.source = source;
@@ -63,6 +65,19 @@ final class ShardsOnDemand implements ShardMappings {
         if (guard.isClosed()) {
             throw guard.closedException();
         }
+        MapListener told = listener;
+        if (told == null) {
+            return loadLocked(index);
+        }
+        told.beforeMap(index); // outside the shard's lock: it may evict other shards
+        try {
+            return loadLocked(index);
+        } finally {
+            told.afterMap(index);
+        }
+    }
+
+    private MappedShard loadLocked(int index) {
         // Under the shard's lock, the download included: the source's hold and the mapping come and go together
         // (an eviction releases the hold only while no mapping exists), and threads wanting one shard wait for it.
         synchronized (shardLocks[index]) {
@@ -186,6 +201,15 @@ final class ShardsOnDemand implements ShardMappings {
                 return view;
             }
         }
+    }
+
+    @Override
+    public boolean listener(MapListener listener) {
+        if (bound != null) {
+            return false;
+        }
+        this.listener = listener;
+        return true;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.pinshard.loader.options.SampleOrder;
 import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.sample.EpochPlan;
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.MapListener;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,8 +36,14 @@ import java.util.concurrent.locks.LockSupport;
  * a 62-record window had to arrive in the 22 ms its records take to decode); shards in flight count against the
  * limit as if mapped and are never chosen to evict. It allocates only when it computes an epoch's runs (arrays
  * made once, reused) and one task per shard fetched.
+ *
+ * <p>A shard mapped by anyone but the fetchers (a worker that found it missing because the planner had not run
+ * since the consumer moved on: a loaded machine, a fast consumer) first makes room the same way, on that thread,
+ * as a shard the workers need now ({@link #beforeMap}), and counts as held while it is being mapped. Without that,
+ * nothing evicted while the planner was late: the workers mapped the next shards beside those the consumer had left
+ * (a shard kept for the next epoch stays until a fetch needs its room), five shards where the limit held two.
  */
-public final class ShardPrefetcher implements Runnable {
+public final class ShardPrefetcher implements Runnable, MapListener {
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final LoaderControl control;
@@ -65,6 +72,10 @@ public final class ShardPrefetcher implements Runnable {
     private static final int IDLE = 0;
     private static final int FETCHING = 1;
     private static final int FAILED = 2;
+    /** A thread other than the fetchers maps it: room was made for it ({@link #beforeMap}), it counts as held. */
+    private static final int WORKER = 3;
+    /** Held through a look ({@link #step}) or a room-making for a mapping ({@link #beforeMap}): one at a time. */
+    private final Object planLock = new Object();
     private final int concurrency;
     private final ExecutorService fetchers;
     private final int[] order;
@@ -95,6 +106,8 @@ public final class ShardPrefetcher implements Runnable {
         });
         pool.prestartAllCoreThreads(); // started once here, not on the first fetch of some epoch
         this.fetchers = pool;
+        // From here on, whether or not the planner runs: a mapping by anyone else makes room first (beforeMap).
+        dataset.mapListener(this);
     }
 
     /**
@@ -172,6 +185,7 @@ public final class ShardPrefetcher implements Runnable {
     /** Stops planning and the fetchers (interrupting downloads still in progress) and waits for them. */
     public void stop() {
         stopPlanning();
+        dataset.mapListener(null);
         fetchers.shutdownNow();
         boolean interrupted = false;
         while (!fetchers.isTerminated()) {
@@ -223,6 +237,12 @@ public final class ShardPrefetcher implements Runnable {
      * workers' hands is never taken from them.
      */
     private void step(int epoch, long batch) {
+        synchronized (planLock) {
+            stepLocked(epoch, batch);
+        }
+    }
+
+    private void stepLocked(int epoch, long batch) {
         int count = nextUses(epoch, batch);
         long busyUntil = batch + inFlight;
         long heldBytes = 0; // mapped, or being fetched
@@ -231,6 +251,8 @@ public final class ShardPrefetcher implements Runnable {
             if (state.get(s) == FETCHING) {
                 heldBytes += dataset.shardBytes(s);
                 fetching++;
+            } else if (state.get(s) == WORKER) {
+                heldBytes += dataset.shardBytes(s); // being mapped by a worker, its room made
             } else if (dataset.isLoaded(s)) {
                 if (nextUse[s] == Long.MAX_VALUE && !keepAll) {
                     dataset.evict(s); // done for this epoch and the next
@@ -250,7 +272,8 @@ public final class ShardPrefetcher implements Runnable {
                 continue;
             }
             if (state.get(shard) != IDLE) {
-                workersWait |= busy && state.get(shard) == FETCHING; // a failed one is the workers' to report
+                // a failed one is the workers' to report
+                workersWait |= busy && (state.get(shard) == FETCHING || state.get(shard) == WORKER);
                 continue;
             }
             workersWait |= busy;
@@ -298,11 +321,76 @@ public final class ShardPrefetcher implements Runnable {
         }
     }
 
+    /**
+     * Called by the dataset on the thread about to map shard {@code index} (not mapped): unless a fetcher of this
+     * prefetcher maps it (its room counted when it was handed out), makes room for it from the consumer's position as
+     * for a shard the workers need now (shards with no use left in this epoch and the next go; while it does not fit,
+     * the mapped shard used last goes, unless the batches the workers may be filling read it: then past the limit),
+     * and counts it as held until {@link #afterMap}. So the shards held never depend on whether the planner ran since
+     * the consumer moved on. Runs no download; it may wait for reads inside a shard it evicts.
+     */
+    @Override
+    public void beforeMap(int index) {
+        if (state.get(index) == FETCHING) {
+            return; // a fetcher's own mapping (or one in flight that this thread will wait for): counted already
+        }
+        synchronized (planLock) {
+            if (stopped || keepAll || dataset.isClosed()) {
+                return;
+            }
+            long version = control.positionVersion();
+            int epoch = control.currentEpoch();
+            long batch = control.batchInEpoch();
+            if ((version & 1) != 0 || version != control.positionVersion() || epoch < 0) {
+                return; // an epoch is starting (torn) or none started: the planner's first look makes room
+            }
+            if (!state.compareAndSet(index, IDLE, WORKER) && state.get(index) != FAILED) {
+                return; // another thread maps it, its room made
+            }
+            nextUses(epoch, batch);
+            long busyUntil = batch + inFlight;
+            long heldBytes = 0;
+            for (int s = 0; s < nextUse.length; s++) {
+                if (s == index) {
+                    continue;
+                }
+                int now = state.get(s);
+                if (now == FETCHING || now == WORKER) {
+                    heldBytes += dataset.shardBytes(s);
+                } else if (dataset.isLoaded(s)) {
+                    if (nextUse[s] == Long.MAX_VALUE) {
+                        dataset.evict(s); // done for this epoch and the next
+                    } else {
+                        heldBytes += dataset.shardBytes(s);
+                    }
+                }
+            }
+            long size = dataset.shardBytes(index);
+            while (heldBytes + size > limit) {
+                int victim = lastUsedMapped(busyUntil, busyUntil);
+                if (victim < 0 || victim == index) {
+                    break; // the rest are under the workers' batches: past the limit rather than stalled
+                }
+                dataset.evict(victim);
+                heldBytes -= dataset.shardBytes(victim);
+            }
+        }
+    }
+
+    /** The mapping {@link #beforeMap} made room for ended: the shard counts as mapped now (or not at all). */
+    @Override
+    public void afterMap(int index) {
+        if (state.compareAndSet(index, WORKER, IDLE)) {
+            wake();
+        }
+    }
+
     /** The mapped shard used last, if after {@code after} and not before {@code busyUntil}; -1 when there is none. */
     private int lastUsedMapped(long after, long busyUntil) {
         int victim = -1;
         for (int s = 0; s < nextUse.length; s++) {
-            if (dataset.isLoaded(s) && state.get(s) != FETCHING && nextUse[s] > after && nextUse[s] > busyUntil
+            if (dataset.isLoaded(s) && state.get(s) != FETCHING && state.get(s) != WORKER && nextUse[s] > after
+                && nextUse[s] > busyUntil
                 && (victim < 0 || nextUse[s] > nextUse[victim])) {
                 victim = s;
             }

@@ -1,6 +1,7 @@
 package io.pinshard.loader.work;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pinshard.format.Codec;
@@ -11,8 +12,11 @@ import io.pinshard.loader.Loader;
 import io.pinshard.loader.TestDatasets;
 import io.pinshard.loader.options.LoaderOptions;
 import io.pinshard.loader.options.SampleOrder;
+import io.pinshard.loader.options.SamplingOptions;
 import io.pinshard.loader.ring.Batch;
+import io.pinshard.loader.sample.EpochPlan;
 import io.pinshard.reader.Dataset;
+import io.pinshard.reader.RecordView;
 import io.pinshard.reader.ShardSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The prefetcher's fetch threads against a source whose every acquire takes 30 ms (a download): shards are
  * fetched several at a time but never more than the source allows, by the fetch threads, within the limit, and
- * the loader delivers exactly the batches of the same loader over the local directory.
+ * the loader delivers exactly the batches of the same loader over the local directory; and the limit held by the
+ * workers' own mappings when its planning thread is late.
  */
 class ShardPrefetcherConcurrencyTest {
     @TempDir
@@ -92,15 +97,10 @@ class ShardPrefetcherConcurrencyTest {
 
     @Test
     void shardsAreFetchedSeveralAtATimeWithinTheSourcesConcurrencyAndTheLimit() throws Exception {
-        TestDatasets.write(dir, 240, Codec.RAW, 3, 32 << 10); // shards of about ten records
-        long total;
-        long largest;
-        int shards;
-        try (Dataset local = Dataset.open(dir)) {
-            total = local.manifest().bytes();
-            shards = local.shardCount();
-            largest = local.largestShardBytes();
-        }
+        long[] written = writeDataset();
+        long total = written[0];
+        long largest = written[1];
+        int shards = (int) written[2];
         assertTrue(shards >= 12, "shards: " + shards);
         long limit = Math.max(total / 2, 8 * largest);
         LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(2).seed(3)
@@ -116,6 +116,69 @@ class ShardPrefetcherConcurrencyTest {
         // in-flight batches may keep one shard past the limit per worker
         assertTrue(source.heldBytesMost.get() <= limit + 2 * largest, "held " + source.heldBytesMost.get()
             + " bytes, limit " + limit);
+    }
+
+    /**
+     * The cache limit must not depend on the prefetcher's planning thread keeping up with the consumer. Here it never
+     * runs at all (the prefetcher is made, its planner not started: the latest a thread on a loaded machine can be),
+     * while the workers map every shard themselves, batch by batch behind the consumer. Each mapping makes room for
+     * itself, so the shards held stay within the limit, which here holds the shards the workers' batches span.
+     * (It failed before: nothing evicted while the planner was late, every shard of the epoch stayed.)
+     */
+    @Test
+    void workersMappingShardsWhileThePlannerIsLateStayWithinTheLimit() throws Exception {
+        long[] written = writeDataset();
+        long total = written[0];
+        long largest = written[1];
+        int shards = (int) written[2];
+        // 4 batches of 4 (the consumer's next, and what the ring's 2 slots and the one past them may fill: the
+        // prefetcher's busy window) span at most 3 shards of about ten records, and 4 with the short last one.
+        long limit = 4 * largest;
+        assertTrue(shards >= 12 && limit < total / 2, shards + " shards, limit " + limit + " of " + total);
+        SamplingOptions sampling = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(2).seed(3)
+            .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(240).quasiRandomInterleave(1).build().sampling();
+        // downloads of 30 ms; the planner never runs, so its fetch thread stays idle and the test's thread maps all
+        SlowSource source = new SlowSource(dir, limit, 1);
+        try (Dataset dataset = Dataset.open(source)) {
+            long[] firstRecord = new long[dataset.shardCount() + 1];
+            for (int s = 0; s <= dataset.shardCount(); s++) {
+                firstRecord[s] = s < dataset.shardCount() ? dataset.firstRecordOf(s) : dataset.size();
+            }
+            EpochPlan plan = new EpochPlan(dataset.size(), firstRecord, sampling);
+            LoaderControl control = new LoaderControl("late", new LoaderRun(plan), 2);
+            ShardPrefetcher prefetcher = ShardPrefetcher.forDataset(control, dataset, sampling, 2, firstRecord);
+            assertNotNull(prefetcher, "a remote source has a prefetcher");
+            try {
+                RecordView view = new RecordView();
+                for (int epoch = 0; epoch < 2; epoch++) {
+                    plan.prepare(0, epoch);
+                    control.epochStarted(epoch, 0);
+                    for (long batch = 0; batch < plan.batchesPerEpoch(); batch++) {
+                        for (int i = 0; i < plan.samplesIn(batch); i++) {
+                            int record = plan.recordAt(0, batch * plan.batchSize() + i);
+                            dataset.pin(record, view); // as a worker does: maps the shard if it is not mapped
+                            view.unpin();
+                            assertTrue(source.heldBytes.get() <= limit, "epoch " + epoch + " batch " + batch
+                                + ": held " + source.heldBytes.get() + " bytes, limit " + limit);
+                        }
+                        control.delivered(plan.samplesIn(batch), 0);
+                    }
+                }
+            } finally {
+                prefetcher.stop();
+            }
+            assertTrue(source.heldBytesMost.get() > limit / 2, "the limit binds: " + source.heldBytesMost);
+            assertEquals(Set.of(Thread.currentThread().getName().replaceAll("[0-9]+", "N")), source.threads,
+                "mapped by the test's thread alone (no fetch was planned)");
+        }
+    }
+
+    /** 240 raw records in shards of about ten into {@code dir}: its bytes, its largest shard's, its shard count. */
+    private long[] writeDataset() throws java.io.IOException {
+        TestDatasets.write(dir, 240, Codec.RAW, 3, 32 << 10);
+        try (Dataset local = Dataset.open(dir)) {
+            return new long[] {local.manifest().bytes(), local.largestShardBytes(), local.shardCount()};
+        }
     }
 
     private static List<Long> sampleIds(Dataset dataset, LoaderOptions options) {
