@@ -97,10 +97,10 @@ class ShardPrefetcherConcurrencyTest {
 
     @Test
     void shardsAreFetchedSeveralAtATimeWithinTheSourcesConcurrencyAndTheLimit() throws Exception {
-        long[] written = writeDataset();
-        long total = written[0];
-        long largest = written[1];
-        int shards = (int) written[2];
+        WrittenDataset written = writeDataset();
+        long total = written.bytes();
+        long largest = written.largestShard();
+        int shards = written.shards();
         assertTrue(shards >= 12, "shards: " + shards);
         long limit = Math.max(total / 2, 8 * largest);
         LoaderOptions options = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(2).seed(3)
@@ -127,14 +127,12 @@ class ShardPrefetcherConcurrencyTest {
      */
     @Test
     void workersMappingShardsWhileThePlannerIsLateStayWithinTheLimit() throws Exception {
-        long[] written = writeDataset();
-        long total = written[0];
-        long largest = written[1];
-        int shards = (int) written[2];
+        WrittenDataset written = writeDataset();
         // 4 batches of 4 (the consumer's next, and what the ring's 2 slots and the one past them may fill: the
         // prefetcher's busy window) span at most 3 shards of about ten records, and 4 with the short last one.
-        long limit = 4 * largest;
-        assertTrue(shards >= 12 && limit < total / 2, shards + " shards, limit " + limit + " of " + total);
+        long limit = 4 * written.largestShard();
+        assertTrue(written.shards() >= 12 && limit < written.bytes() / 2,
+            written.shards() + " shards, limit " + limit + " of " + written.bytes());
         SamplingOptions sampling = LoaderOptions.builder().batchSize(4).crop(8).workers(2).prefetch(2).seed(3)
             .order(SampleOrder.QUASI_RANDOM).quasiRandomWindow(240).quasiRandomInterleave(1).build().sampling();
         // downloads of 30 ms; the planner never runs, so its fetch thread stays idle and the test's thread maps all
@@ -173,11 +171,15 @@ class ShardPrefetcherConcurrencyTest {
         }
     }
 
-    /** 240 raw records in shards of about ten into {@code dir}: its bytes, its largest shard's, its shard count. */
-    private long[] writeDataset() throws java.io.IOException {
+    /** The test dataset's bytes, its largest shard's and its shard count. */
+    private record WrittenDataset(long bytes, long largestShard, int shards) {
+    }
+
+    /** 240 raw records in shards of about ten into {@code dir}. */
+    private WrittenDataset writeDataset() throws java.io.IOException {
         TestDatasets.write(dir, 240, Codec.RAW, 3, 32 << 10);
         try (Dataset local = Dataset.open(dir)) {
-            return new long[] {local.manifest().bytes(), local.largestShardBytes(), local.shardCount()};
+            return new WrittenDataset(local.manifest().bytes(), local.largestShardBytes(), local.shardCount());
         }
     }
 
