@@ -64,17 +64,11 @@ public final class VectorCropResizer implements CropKernel {
      * Not ZERO.or(v): each such call inlines a whole lanewise template, and with them the kernel passed C2's inlining
      * budget (DesiredMethodLimit) in its second weigh, whose calls were then left virtual again.
      */
-    private static final Class<ByteVector> WINDOW_CLASS = vectorClass(WINDOW);
-    private static final Class<ByteVector> HALF_CLASS = vectorClass(HALF);
-    private static final Class<ShortVector> LANES_CLASS = vectorClass(LANES);
+    private static final Class<ByteVector> WINDOW_CLASS = ExactVectors.vectorClass(WINDOW);
+    private static final Class<ByteVector> HALF_CLASS = ExactVectors.vectorClass(HALF);
+    private static final Class<ShortVector> LANES_CLASS = ExactVectors.vectorClass(LANES);
     private static final ShortVector LOW_BYTES = ShortVector.broadcast(LANES, LOW_BYTE);
     private static final ShortVector ROUNDING = ShortVector.broadcast(LANES, ROUND);
-
-    /** The class of {@code species}' vectors, typed for Class.cast. */
-    @SuppressWarnings("unchecked")
-    static <V> Class<V> vectorClass(VectorSpecies<?> species) {
-        return (Class<V>) species.vectorType();
-    }
 
     private final int crop;
     private final int values;

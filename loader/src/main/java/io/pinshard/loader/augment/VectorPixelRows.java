@@ -43,15 +43,15 @@ public final class VectorPixelRows extends PixelRows {
      * type profile, and without one it stays virtual and the vectors are heap objects (259 MB per 20 float32 images
      * with -XX:-UseTypeProfile). Class.cast to the species' vector class (an intrinsic) makes each such value exact.
      */
-    private static final Class<FloatVector> FLOATS_CLASS = VectorCropResizer.vectorClass(FLOATS);
-    private static final Class<IntVector> INTS_CLASS = VectorCropResizer.vectorClass(INTS);
-    private static final Class<ShortVector> SHORTS_CLASS = VectorCropResizer.vectorClass(SHORTS);
-    private static final Class<ByteVector> BYTES_CLASS = VectorCropResizer.vectorClass(BYTES);
+    private static final Class<FloatVector> FLOATS_CLASS = ExactVectors.vectorClass(FLOATS);
+    private static final Class<IntVector> INTS_CLASS = ExactVectors.vectorClass(INTS);
+    private static final Class<ShortVector> SHORTS_CLASS = ExactVectors.vectorClass(SHORTS);
+    private static final Class<ByteVector> BYTES_CLASS = ExactVectors.vectorClass(BYTES);
     /** The bytes of a float32 vector and of a 16-bit one. */
     private static final Class<ByteVector> FLOAT_BYTES_CLASS =
-        VectorCropResizer.vectorClass(WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256);
+        ExactVectors.vectorClass(WIDE ? ByteVector.SPECIES_512 : ByteVector.SPECIES_256);
     private static final Class<ByteVector> SHORT_BYTES_CLASS =
-        VectorCropResizer.vectorClass(WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128);
+        ExactVectors.vectorClass(WIDE ? ByteVector.SPECIES_256 : ByteVector.SPECIES_128);
 
     /*
      * The bit patterns as vector constants: a vector operand keeps each result exact (the scalar forms do not), and
