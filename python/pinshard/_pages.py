@@ -99,12 +99,14 @@ class RecycledTensors:
 
     def empty_like(self, tensor: torch.Tensor) -> torch.Tensor:
         """A contiguous CPU tensor of `tensor`'s shape and dtype, its values undefined (the caller overwrites them)."""
+        if tensor.device.type != "cpu":
+            return empty_like(tensor)
         nbytes = tensor.numel() * tensor.element_size()
         for array in self._arrays:
             # 3: this list's reference, the loop variable's, getrefcount's argument; a live tensor's storage adds one
             if array.nbytes == nbytes and sys.getrefcount(array) == 3:
                 return self._tensor(array, tensor)
-        if len(self._arrays) >= self._keep or tensor.device.type != "cpu":
+        if len(self._arrays) >= self._keep:
             return empty_like(tensor)
         array = empty((nbytes,), torch.uint8, torch.device("cpu")).numpy()
         self._arrays.append(array)

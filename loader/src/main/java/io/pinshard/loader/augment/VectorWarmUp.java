@@ -38,7 +38,8 @@ final class VectorWarmUp implements Runnable {
     /** Scalar crops the workers make before the thread starts cropping. */
     private final long startAfter;
     private final AtomicLong scalarCrops = new AtomicLong();
-    private volatile Thread thread;
+    /** Parked until the workers' count is reached; started by {@link #start}. */
+    private final Thread thread;
     private volatile boolean started;
     private volatile boolean done;
 
@@ -46,6 +47,8 @@ final class VectorWarmUp implements Runnable {
         this.crop = crop;
         this.pixels = pixels;
         this.startAfter = startAfter;
+        this.thread = new Thread(this, "pinshard-vector-warmup");
+        thread.setDaemon(true);
     }
 
     /** Whether the warm-up is on in this JVM (the property is not {@code false}). */
@@ -70,11 +73,8 @@ final class VectorWarmUp implements Runnable {
     /** A warm-up of its own (not this JVM's for the format: tests), its thread started. */
     static VectorWarmUp start(int crop, PixelFormat pixels, long startAfter) {
         VectorWarmUp warmUp = new VectorWarmUp(crop, pixels, Math.max(0, startAfter));
-        Thread thread = new Thread(warmUp, "pinshard-vector-warmup");
-        thread.setDaemon(true);
-        warmUp.thread = thread; // before start: run() and scalarCropped() read it
         KernelWarmUps.started();
-        thread.start();
+        warmUp.thread.start();
         return warmUp;
     }
 
